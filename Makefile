@@ -1,0 +1,47 @@
+# Two entry points on a fresh Debian machine:
+#   make run    installs everything the app needs and starts it on http://localhost:8501
+#   make test   installs the app and the test tools (incl. Chromium) and runs every test
+VENV    ?= .venv
+PYTHON  ?= python3
+PORT    ?= 8501
+TORCH   ?= torch==2.13.0
+SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+APT     := DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y --no-install-recommends
+
+.PHONY: run test install install-test system system-test lint bench clean
+
+run: install
+	$(VENV)/bin/streamlit run streamlit_app.py --server.port $(PORT)
+
+test: install-test
+	$(VENV)/bin/python -m pytest
+
+lint: install-test
+	$(VENV)/bin/ruff check .
+
+install: system $(VENV)/.installed
+
+install-test: install system-test $(VENV)/.installed-test
+
+# graphviz's `dot` and the venv module, from Debian, only when missing.
+system:
+	@command -v dot >/dev/null && $(PYTHON) -c "import ensurepip" 2>/dev/null || \
+	  ($(SUDO) apt-get update && $(APT) graphviz python3-venv)
+
+# Debian's Chromium for the browser tests (Playwright drives the system binary).
+system-test:
+	@command -v chromium >/dev/null || ($(SUDO) apt-get update && $(APT) chromium)
+
+$(VENV)/.installed: pyproject.toml requirements.txt
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --upgrade pip
+	$(VENV)/bin/pip install --quiet "$(TORCH)"
+	$(VENV)/bin/pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-test: $(VENV)/.installed
+	$(VENV)/bin/pip install --quiet -e ".[test]"
+	touch $@
+
+clean:
+	rm -rf $(VENV) build *.egg-info

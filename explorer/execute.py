@@ -1,0 +1,145 @@
+"""Run a checked program statement by statement and record a Trace. Runs inside a worker.
+
+Each top-level statement is compiled and executed on its own in the sandbox namespace;
+after it, every variable is described (`explorer.snapshot`). A clock interrupts Python
+code at the time limit; the worker's parent kills what a clock cannot interrupt.
+"""
+
+from __future__ import annotations
+
+import ast
+import random
+import signal
+import time
+import traceback
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+import torch
+
+from explorer import sandbox
+from explorer.guards import Guards, Output
+from explorer.limits import LimitExceeded, Limits, TimeLimit, memory_message, time_message
+from explorer.snapshot import snapshot
+from explorer.trace import Step, Trace, error_info, failure
+
+FILENAME = "<program>"
+OOM_WORDS = ("can't allocate memory", "not enough memory", "out of memory", "CUDA out of memory")
+
+
+def execute(code: str, *, device: str = "cpu", limits: Limits = Limits(),
+            seed: int | None = 0) -> Trace:
+    """Check and run `code`, returning its Trace; never raises for anything the code does."""
+    started = time.perf_counter()
+    try:
+        program = sandbox.prepare(code)
+    except SyntaxError as error:
+        return failure("SyntaxError", error.msg, error.lineno, device=device)
+    except sandbox.Refused as error:
+        return failure("Refused", error.reason, error.line, device=device)
+    except RecursionError:
+        return failure("Refused", "the program is nested too deeply to check", None,
+                       device=device)
+    if device.startswith("cuda") and not torch.cuda.is_available():
+        return failure("DeviceUnavailable", "This machine has no CUDA GPU "
+                       "(torch.cuda.is_available() is False): run the program on the CPU.",
+                       device=device)
+
+    torch.set_default_device(device)
+    if seed is not None:
+        torch.manual_seed(seed)
+        np.random.seed(seed)
+        random.seed(seed)
+    out = Output(limits.output_chars)
+    guards = Guards(limits, out)
+    namespace = guards.namespace()
+    trace = Trace(ok=True, notes=list(program.notes), device=device)
+    line = 0
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("default")
+        try:
+            with _clock(limits):
+                for stmt in program.tree.body:
+                    line = stmt.lineno
+                    trace.steps.append(_run_step(stmt, namespace, guards, out, limits,
+                                                 record=len(trace.steps) < limits.steps))
+        except BaseException as error:  # noqa: BLE001 - every failure becomes data
+            trace.ok = False
+            trace.error = _describe_error(error, line, limits)
+    trace.steps = [s for s in trace.steps if s is not None]
+    if len(trace.steps) >= limits.steps:
+        trace.notes.append(f"Only the first {limits.steps} statements were recorded step by step.")
+    trace.stdout = out.getvalue()
+    if out.dropped:
+        trace.notes.append(f"{out.dropped:,} more characters of output were dropped "
+                           f"(the cap is {limits.output_chars:,}).")
+    trace.warnings = _warnings(caught)
+    complete = trace.ok and len(trace.steps) == len(program.tree.body)
+    try:  # a module's repr runs the program's own `extra_repr`: on the clock, limits and all
+        with _clock(limits):
+            trace.variables = trace.steps[-1].variables if complete and trace.steps else (
+                snapshot(namespace, limits.value_elements))
+    except BaseException:  # noqa: BLE001 - state after a memory error may not be describable
+        trace.notes.append("The variables could not be described after the error.")
+    trace.elapsed_ms = (time.perf_counter() - started) * 1000
+    return trace
+
+
+def _run_step(stmt: ast.stmt, namespace: dict[str, Any], guards: Guards, out: Output,
+              limits: Limits, record: bool) -> Step | None:
+    code = compile(ast.Module([stmt], []), FILENAME, "exec", dont_inherit=True)
+    before = out.tell()
+    exec(code, namespace)  # noqa: S102 - checked by explorer.sandbox, guarded by explorer.guards
+    guards.check()
+    if not record:
+        return None
+    return Step(stmt.lineno, stmt.end_lineno or stmt.lineno, out.getvalue()[before:],
+                snapshot(namespace, limits.value_elements))
+
+
+@contextmanager
+def _clock(limits: Limits) -> Iterator[None]:
+    """Raise TimeLimit in Python code once the run's time is up."""
+    def ring(signum: int, frame: Any) -> None:
+        raise TimeLimit(time_message(limits))
+
+    previous = signal.signal(signal.SIGALRM, ring)
+    signal.setitimer(signal.ITIMER_REAL, limits.time_s)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _describe_error(error: BaseException, line: int, limits: Limits) -> dict[str, Any]:
+    line = _program_line(error) or line
+    message = str(error)
+    if isinstance(error, LimitExceeded):
+        return error_info(error.kind, message, line)
+    if isinstance(error, sandbox.Refused):
+        return error_info("Refused", error.reason, line)
+    if isinstance(error, MemoryError) or (
+            isinstance(error, RuntimeError) and any(w in message for w in OOM_WORDS)):
+        return error_info("MemoryLimit", memory_message(limits, message or "MemoryError"), line)
+    if isinstance(error, RecursionError):
+        message = "maximum recursion depth exceeded: a function keeps calling itself"
+    return error_info(type(error).__name__, message, line)
+
+
+def _program_line(error: BaseException) -> int | None:
+    """The line of the user's program where `error` was raised (deepest frame of it)."""
+    lines = [f.lineno for f in traceback.extract_tb(error.__traceback__)
+             if f.filename == FILENAME]
+    return lines[-1] if lines else None
+
+
+def _warnings(caught: list[warnings.WarningMessage]) -> list[str]:
+    seen: dict[str, None] = {}
+    for w in caught:
+        where = f"line {w.lineno}: " if w.filename == FILENAME else ""
+        seen[f"{where}{w.category.__name__}: {w.message}"] = None
+    return list(seen)

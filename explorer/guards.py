@@ -1,0 +1,230 @@
+"""The runtime half of the sandbox: the namespace a program runs in and the guards it calls.
+
+`explorer.sandbox` rewrites a program so that attribute loads and stores, loop turns,
+integer powers and shifts, imports and class statements call the `__ae_*__` functions
+made here. Together with the static checks they keep a program inside torch, numpy and
+math: no module, function or frame outside them is ever handed to user code.
+"""
+
+from __future__ import annotations
+
+import builtins
+import importlib
+import io
+import math
+import string
+import sys
+import time
+import types
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import numpy as np
+import torch
+
+from explorer import sandbox
+from explorer.limits import LimitExceeded, Limits, LoopLimit, NumberLimit
+from explorer.sandbox import BLOCKED_ATTRS, Refused
+
+USER_MODULE = "__program__"
+MAX_INT_BITS = 1_000_000  # about 300,000 decimal digits
+
+SAFE_ROOTS = ("torch", "numpy", "math", "random")
+MODULES: dict[str, Any] = {
+    name: importlib.import_module(name) for name in sandbox.MODULES - {"time", "__future__"}
+} | {"time": types.SimpleNamespace(time=time.time, perf_counter=time.perf_counter,
+                                   monotonic=time.monotonic, sleep=time.sleep)}
+
+SAFE_BUILTINS = (
+    "abs", "all", "any", "bin", "bool", "callable", "chr", "complex", "dict", "divmod",
+    "enumerate", "filter", "float", "frozenset", "hash", "hex", "id", "int", "isinstance",
+    "issubclass", "len", "list", "map", "max", "min", "oct", "ord", "range", "repr", "reversed",
+    "round", "set", "slice", "sorted", "staticmethod", "classmethod", "property", "str", "sum",
+    "super", "tuple", "zip", "ArithmeticError", "AssertionError", "AttributeError", "Exception",
+    "IndexError", "KeyError", "LookupError", "NotImplementedError", "OverflowError",
+    "RuntimeError", "StopIteration", "TypeError", "ValueError", "ZeroDivisionError",
+    "MemoryError", "NameError", "UserWarning", "Warning", "NotImplemented", "Ellipsis",
+)
+# Reached through a module attribute (`torch.builtins.eval`...), these would leave the sandbox.
+ESCAPES = frozenset(id(getattr(builtins, name)) for name in (
+    "eval", "exec", "compile", "open", "getattr", "setattr", "delattr", "__import__", "globals",
+    "locals", "vars", "input", "breakpoint", "help", "dir", "type", "object", "memoryview",
+    "iter", "next", "__build_class__", "print", "exit", "quit",
+) if hasattr(builtins, name))
+CLASS_BASES = (torch.autograd.Function, torch.nn.Module)
+# Where a function, class or object reached by attribute may come from. torch and numpy import
+# helpers for their own use (`operator.attrgetter`, `functools.wraps`, `importlib`, `ctypes`)
+# that would reach past every other check.
+SAFE_ORIGINS = frozenset({*SAFE_ROOTS, "builtins", "time", USER_MODULE})
+# Raw memory, refused like `x.untyped_storage()`; a storage's `.type("pkg.name")` imports by name.
+STORAGES = (torch._C.StorageBase, torch.TypedStorage)
+
+
+class Output(io.StringIO):
+    """Printed text, capped: past the cap the rest is dropped and a note says so."""
+
+    def __init__(self, cap: int) -> None:
+        super().__init__()
+        self.cap = cap
+        self.dropped = 0
+
+    def write(self, text: str) -> int:
+        room = self.cap - self.tell()
+        if len(text) > room:
+            self.dropped += len(text) - max(room, 0)
+            text = text[:max(room, 0)]
+        return super().write(text)
+
+
+class _SafeFormatter(string.Formatter):
+    """str.format without the attribute walks that `{0.__class__}` would allow."""
+
+    def get_field(self, field_name: str, args: Any, kwargs: Any) -> Any:
+        for part in field_name.replace("[", ".").split(".")[1:]:
+            if part.startswith("_") or part in BLOCKED_ATTRS:
+                raise Refused(None, f"format field `{field_name}` reaches a private attribute")
+        return super().get_field(field_name, args, kwargs)
+
+
+class Guards:
+    """Per-run counters and the functions the rewritten program calls."""
+
+    def __init__(self, limits: Limits, out: Output) -> None:
+        self.limits = limits
+        self.out = out
+        self.loops = 0
+        self.tripped: LimitExceeded | None = None
+
+    def namespace(self) -> dict[str, Any]:
+        """Fresh globals for one run: safe builtins, torch, np, math and the guards."""
+        safe = {name: getattr(builtins, name) for name in SAFE_BUILTINS}
+        safe.update(print=self.print, pow=self.pow, type=_type, format=format,
+                    __build_class__=_build_class, __import__=_library_import)
+        return {
+            "__builtins__": safe, "__name__": USER_MODULE,
+            "torch": torch, "np": np, "math": math,
+            "__ae_tick__": self.tick, "__ae_iter__": self.iter, "__ae_attr__": _attr,
+            "__ae_settable__": _settable, "__ae_binop__": _binop, "__ae_operand__": _operand,
+            "__ae_import__": _import, "__ae_format__": _format,
+        }
+
+    def check(self) -> None:
+        """Raise again a limit the program caught and swallowed."""
+        if self.tripped is not None:
+            raise self.tripped
+
+    def tick(self) -> None:
+        self.loops += 1
+        if self.loops > self.limits.loop_iterations:
+            self.tripped = LoopLimit(
+                f"The program ran more than {self.limits.loop_iterations:,} loop iterations, "
+                "the limit for one run. Is there a loop that never ends?")
+            raise self.tripped
+
+    def iter(self, iterable: Iterable[Any]) -> Iterator[Any]:
+        for item in iterable:
+            self.tick()
+            yield item
+
+    def print(self, *values: Any, sep: str | None = " ", end: str | None = "\n",
+              flush: bool = False) -> None:
+        builtins.print(*values, sep=sep, end=end, file=self.out)
+
+    def pow(self, base: Any, exp: Any, mod: Any = None) -> Any:
+        if mod is None:
+            return _binop("Pow", base, exp)
+        return builtins.pow(base, exp, mod)
+
+
+def _type(obj: Any, *rest: Any) -> type:
+    """`type(x)` to see what x is; the three-argument form that makes classes is refused."""
+    result = builtins.type(obj)
+    if rest or issubclass(result, type):  # a metaclass makes classes like type(name, bases, d)
+        raise Refused(None, "`type` may only show what a value is, e.g. `type(x)`; making "
+                            "classes with it is outside the sandbox")
+    return result
+
+
+def _attr(obj: Any, name: str) -> Any:
+    """Load `obj.name`, refusing any module, builtin or frame outside the sandbox."""
+    value = getattr(obj, name)
+    if isinstance(value, types.ModuleType):
+        if value.__name__.split(".")[0] not in SAFE_ROOTS or value.__name__ == "torch.utils":
+            raise Refused(None, f"`.{name}` leads to the module `{value.__name__}`, which is "
+                                "outside the sandbox")
+    elif (id(value) in ESCAPES
+          or isinstance(value, types.FrameType | types.CodeType | types.TracebackType)
+          or isinstance(value, type) and issubclass(value, type)):  # a metaclass makes classes
+        raise Refused(None, f"`.{name}` leads outside the sandbox")
+    elif isinstance(value, STORAGES) or isinstance(value, type) and issubclass(value, STORAGES):
+        raise Refused(None, f"`.{name}` leads to raw storage, which is outside the sandbox")
+    else:
+        origin = getattr(value, "__module__", None)
+        if isinstance(origin, str) and origin.split(".")[0] not in SAFE_ORIGINS:
+            raise Refused(None, f"`.{name}` leads to `{origin}`, which is outside the sandbox")
+    return value
+
+
+def _settable(obj: Any) -> Any:
+    """Let `obj.attr = v` through only for the program's own objects, never a module or class."""
+    if isinstance(obj, types.ModuleType) or (
+            isinstance(obj, type) and obj.__module__ != USER_MODULE):
+        raise Refused(None, f"cannot change attributes of `{getattr(obj, '__name__', obj)}`: "
+                            "library modules and classes are read-only here")
+    return obj
+
+
+def _too_big(op: str, base: Any, exp: Any) -> bool:
+    if not (isinstance(base, int) and isinstance(exp, int)) or exp <= 0:
+        return False
+    if op == "LShift":
+        return exp > MAX_INT_BITS
+    return abs(base) > 1 and exp * math.log2(abs(base)) > MAX_INT_BITS
+
+
+def _binop(op: str, left: Any, right: Any) -> Any:
+    """`left ** right` or `left << right`, refusing integers of more than a million bits."""
+    if _too_big(op, left, right):
+        raise NumberLimit(f"`{left} {'**' if op == 'Pow' else '<<'} {right}` would be an "
+                          "integer of more than a million bits, too large for one run.")
+    return left**right if op == "Pow" else left << right
+
+
+def _operand(op: str, value: Any) -> Any:
+    """The right side of `x **= n` or `x <<= n`, with the same cap as `_binop`."""
+    if _too_big(op, 2, value):
+        raise NumberLimit(f"an exponent or shift of {value} is too large for one run.")
+    return value
+
+
+def _import(name: str) -> Any:
+    return MODULES[name]
+
+
+def _library_import(name: str, *args: Any, **kwargs: Any) -> Any:
+    """`__import__` for C code in numpy and torch, which imports its helpers through the
+    caller's builtins (numpy's `a.sum()` does). Programs cannot name it: dunders are refused."""
+    if name.split(".")[0] not in SAFE_ROOTS and name not in sys.modules:
+        raise ImportError(f"import of `{name}` is outside the sandbox")
+    return builtins.__import__(name, *args, **kwargs)
+
+
+def _format(obj: Any, method: str) -> Any:
+    """`s.format` / `s.format_map` for strings, through a formatter that refuses `{0._x}`."""
+    if obj is str:
+        raise Refused(None, "write `'text {}'.format(value)` rather than `str.format(...)`")
+    if not isinstance(obj, str):
+        return _attr(obj, method)
+    formatter = _SafeFormatter()
+    if method == "format":
+        return lambda *args, **kwargs: formatter.vformat(obj, args, kwargs)
+    return lambda mapping: formatter.vformat(obj, (), mapping)
+
+
+def _build_class(func: Any, name: str, *bases: Any, **kwargs: Any) -> type:
+    """Classes may only extend torch.autograd.Function or torch.nn.Module."""
+    if not bases or not all(isinstance(b, type) and issubclass(b, CLASS_BASES) for b in bases):
+        raise Refused(None, f"class `{name}` must subclass torch.autograd.Function or "
+                            "torch.nn.Module")
+    return builtins.__build_class__(func, name, *bases, **kwargs)
+

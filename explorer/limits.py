@@ -1,0 +1,50 @@
+"""The caps every run lives under, and the errors that say which one was hit."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Caps for one run. The defaults suit a shared public host with two cores."""
+
+    time_s: float = 5.0
+    memory_mb: int = 1024
+    loop_iterations: int = 1_000_000
+    output_chars: int = 100_000
+    value_elements: int = 1_000  # values kept per tensor/array in a Snapshot (at least this many)
+    steps: int = 1_000  # top-level statements recorded; later ones still run
+
+
+class LimitExceeded(BaseException):
+    """A run hit a cap. A BaseException, so `except Exception` in user code cannot swallow it."""
+
+    kind = "Limit"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+
+
+class TimeLimit(LimitExceeded):
+    kind = "TimeLimit"
+
+
+class LoopLimit(LimitExceeded):
+    kind = "LoopLimit"
+
+
+class NumberLimit(LimitExceeded):
+    kind = "NumberLimit"
+
+
+def time_message(limits: Limits) -> str:
+    """What the learner reads when a run is stopped by the clock."""
+    return (f"The program was stopped after {limits.time_s:g} s, the time limit for one run. "
+            "Look for a loop that never ends or work that is much larger than intended.")
+
+
+def memory_message(limits: Limits, detail: str) -> str:
+    """What the learner reads when a run asks for more memory than it may have."""
+    return (f"The program needed more than {limits.memory_mb} MiB, the memory limit for one "
+            f"run. ({detail.strip()[:200]})")

@@ -1,0 +1,287 @@
+"""What a learner's program may contain: an AST allow-list, checked before anything runs.
+
+`prepare(code)` parses the program, refuses anything outside the teaching subset with a
+`Refused` error that names the line and the reason, and rewrites the tree so that the
+runtime guards in `explorer.guards` see every loop turn, attribute store, big power,
+import and class statement. Names the rewrite introduces start with `__ae_`, which no
+user program can spell (dunder names are refused), so they cannot be replaced.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+
+# Modules a program may import (`time` binds a clock-only stand-in, `__future__` nothing).
+# Submodules reachable by attribute from these are checked like any other attribute.
+MODULES = frozenset({
+    "torch", "torch.nn", "torch.nn.functional", "torch.autograd", "torch.autograd.functional",
+    "torch.optim", "torch.linalg", "torch.fft", "torch.special", "torch.cuda",
+    "torch.distributions", "numpy", "numpy.linalg", "numpy.random", "math", "random", "time",
+    "__future__",
+})
+
+# Private names that teach something and give no reach: a tensor's version counter, its
+# base when it is a view, and what an autograd node saved for backward (`_saved_self`...).
+ALLOWED_PRIVATE = re.compile(r"^(_version|_base|_saved_\w+|_raw_saved_\w+)$")
+
+# Attribute names refused on any object: files, processes, native code, compilers and
+# introspection that walks from a value to the interpreter (frames, code, globals).
+BLOCKED_ATTRS = frozenset({
+    # files and serialisation
+    "load", "save", "from_file", "fromfile", "tofile", "memmap", "loadtxt", "savetxt", "savez",
+    "savez_compressed", "genfromtxt", "fromregex", "DataSource", "open_memmap", "dump", "dumps",
+    "load_library", "load_state_dict_from_url", "download_url_to_file", "export_chrome_trace",
+    "export_stacks", "get_unsafe_globals_in_checkpoint", "tunable", "debug_dump",
+    # native code, compilers, process and device reach
+    "ctypes", "ctypeslib", "f2py", "lib", "hub", "ops", "jit", "compile", "compiler", "library",
+    "classes", "fx", "utils", "cpp_extension", "multiprocessing", "distributed", "package",
+    "onnx", "export", "profiler", "profiler_legacy", "jiterator", "backends", "_C",
+    "share_memory_", "from_buffer", "set_per_process_memory_fraction", "memory_snapshot", "nvtx",
+    "overrides", "testing", "prepare_multiprocessing_environment",
+    # interpreter introspection
+    "f_globals", "f_locals", "f_builtins", "f_back", "f_code", "gi_frame", "gi_code",
+    "gi_yieldfrom", "cr_frame", "cr_code", "ag_frame", "ag_code", "tb_frame", "tb_next",
+    "co_code", "func_globals", "mro", "storage", "untyped_storage", "set_",
+})
+
+# Dunder attributes that are plain strings and teach something (`torch.__version__`).
+ALLOWED_DUNDER_ATTRS = frozenset({"__version__", "__name__", "__doc__"})
+
+# Statements and expressions of the teaching subset. Anything else is refused by name.
+ALLOWED_NODES = (
+    ast.Module, ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Pass, ast.Break,
+    ast.Continue, ast.If, ast.For, ast.While, ast.With, ast.withitem, ast.FunctionDef,
+    ast.Lambda, ast.Return, ast.ClassDef, ast.Import, ast.ImportFrom, ast.alias, ast.arguments,
+    ast.arg, ast.keyword, ast.Delete, ast.Assert, ast.Raise, ast.Try, ast.ExceptHandler,
+    ast.Name, ast.Load, ast.Store, ast.Del, ast.Constant, ast.Attribute, ast.Subscript,
+    ast.Slice, ast.Starred, ast.Tuple, ast.List, ast.Dict, ast.Set, ast.Call, ast.BinOp,
+    ast.UnaryOp, ast.BoolOp, ast.Compare, ast.IfExp, ast.ListComp, ast.SetComp, ast.DictComp,
+    ast.GeneratorExp, ast.comprehension, ast.JoinedStr, ast.FormattedValue, ast.NamedExpr,
+    ast.operator, ast.unaryop, ast.boolop, ast.cmpop, ast.expr_context,
+)
+
+REASONS = {
+    ast.Global: "`global` is not needed here: top-level names are already shared",
+    ast.Nonlocal: "`nonlocal` is outside the teaching subset",
+    ast.Yield: "generators (`yield`) are outside the teaching subset",
+    ast.YieldFrom: "generators (`yield from`) are outside the teaching subset",
+    ast.AsyncFunctionDef: "async code is outside the teaching subset",
+    ast.Await: "async code is outside the teaching subset",
+    ast.Match: "`match` statements are outside the teaching subset",
+}
+
+# Full-width punctuation that Chinese input methods produce inside code.
+FULL_WIDTH = str.maketrans("（）【】，：；＝＋－＊／．“”‘’", "()[],:;=+-*/.\"\"''")
+
+
+class Refused(Exception):
+    """The program asks for something outside the sandbox; nothing of it ran."""
+
+    def __init__(self, line: int | None, reason: str) -> None:
+        super().__init__(f"line {line}: {reason}" if line else reason)
+        self.line = line
+        self.reason = reason
+
+
+@dataclass
+class Program:
+    """A checked and rewritten program, ready to run statement by statement."""
+
+    tree: ast.Module
+    notes: list[str] = field(default_factory=list)
+
+
+def prepare(code: str) -> Program:
+    """Parse, check and rewrite `code`; raise `Refused` or `SyntaxError` if it may not run."""
+    notes: list[str] = []
+    try:
+        tree = ast.parse(code, "<program>")
+    except SyntaxError as error:
+        tree = _parse_full_width(code, error)
+        notes.append("Full-width punctuation such as （ ） ， ： was read as ( ) , :")
+    _Checker().visit(tree)
+    tree = ast.fix_missing_locations(_Rewriter().visit(tree))
+    return Program(tree, notes)
+
+
+def _parse_full_width(code: str, error: SyntaxError) -> ast.Module:
+    """Parse `code` typed with a Chinese input method, or raise the original error."""
+    fixed = code.translate(FULL_WIDTH)
+    try:
+        if fixed != code:
+            return ast.parse(fixed, "<program>")
+    except SyntaxError:
+        pass
+    raise error
+
+
+def _check_name(name: str, line: int) -> None:
+    if name.startswith("__ae_"):
+        raise Refused(line, f"the name `{name}` is reserved by the explorer")
+    if name.startswith("__") and name.endswith("__"):
+        raise Refused(line, f"dunder names such as `{name}` are outside the sandbox")
+
+
+def _check_attr(attr: str, line: int) -> None:
+    if attr in ALLOWED_DUNDER_ATTRS:
+        return
+    if attr in BLOCKED_ATTRS:
+        raise Refused(line, f"`.{attr}` reaches files, processes or native code, which this "
+                            "sandbox does not allow")
+    if attr.startswith("_") and not ALLOWED_PRIVATE.match(attr):
+        raise Refused(line, f"private attribute `.{attr}` is outside the sandbox (allowed: "
+                            "`_version`, `_base`, `_saved_*`)")
+
+
+class _Checker(ast.NodeVisitor):
+    """Refuses every node outside the allow-list, naming its line."""
+
+    def generic_visit(self, node: ast.AST) -> None:
+        line = getattr(node, "lineno", None)
+        if not isinstance(node, ALLOWED_NODES):
+            reason = REASONS.get(type(node), f"`{type(node).__name__}` is outside the teaching "
+                                             "subset")
+            raise Refused(line, reason)
+        super().generic_visit(node)
+
+    def visit_Name(self, node: ast.Name) -> None:
+        _check_name(node.id, node.lineno)
+
+    def visit_arg(self, node: ast.arg) -> None:
+        _check_name(node.arg, node.lineno)
+        self.generic_visit(node)
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        if not (node.attr == "__init__" and _is_super_call(node.value)):
+            _check_attr(node.attr, node.lineno)
+        self.generic_visit(node)
+
+    def visit_keyword(self, node: ast.keyword) -> None:
+        if node.arg:
+            _check_name(node.arg, node.value.lineno)
+        self.generic_visit(node)
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        if node.name != "__init__":  # a Module subclass needs one; defining it reaches nothing
+            _check_name(node.name, node.lineno)
+        self.generic_visit(node)
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        _check_name(node.name, node.lineno)
+        if node.keywords:
+            raise Refused(node.lineno, "class keywords such as `metaclass=` are outside the "
+                                       "sandbox")
+        if not node.bases:
+            raise Refused(node.lineno, "a class here must subclass torch.autograd.Function or "
+                                       "torch.nn.Module")
+        for stmt in node.body:
+            if not isinstance(stmt, ast.FunctionDef | ast.Expr | ast.Assign | ast.Pass):
+                raise Refused(stmt.lineno, "a class body may hold methods, a docstring and "
+                                           "plain assignments only")
+        self.generic_visit(node)
+
+    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
+        if node.type is None:
+            raise Refused(node.lineno, "a bare `except:` would hide the explorer's limits; "
+                                       "name the exception, e.g. `except RuntimeError as e:`")
+        if node.name:
+            _check_name(node.name, node.lineno)
+        self.generic_visit(node)
+
+    def visit_Import(self, node: ast.Import) -> None:
+        for alias in node.names:
+            _check_module(alias.name, node.lineno)
+            if alias.asname:
+                _check_name(alias.asname, node.lineno)
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        if node.level or not node.module:
+            raise Refused(node.lineno, "relative imports are outside the sandbox")
+        _check_module(node.module, node.lineno)
+        for alias in node.names:
+            if alias.name == "*":
+                raise Refused(node.lineno, "`import *` is outside the sandbox: name what you "
+                                           "use")
+            if node.module != "__future__":
+                _check_attr(alias.name, node.lineno)
+            _check_name(alias.asname or alias.name, node.lineno)
+
+
+def _is_super_call(node: ast.expr) -> bool:
+    """`super()` or `super(Cls, self)`, as in `super().__init__()`."""
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and node.func.id == "super")
+
+
+def _check_module(name: str, line: int) -> None:
+    if name not in MODULES:
+        allowed = ", ".join(sorted(m for m in MODULES if m != "__future__"))
+        raise Refused(line, f"import of `{name}` is not allowed; available: {allowed}")
+
+
+def _call(name: str, *args: ast.expr) -> ast.Call:
+    return ast.Call(ast.Name(f"__ae_{name}__", ast.Load()), list(args), [])
+
+
+class _Rewriter(ast.NodeTransformer):
+    """Routes loops, stores, powers, imports and classes through the runtime guards."""
+
+    def _tick_body(self, node: ast.For | ast.While) -> ast.AST:
+        self.generic_visit(node)
+        tick = ast.Expr(_call("tick"))
+        node.body.insert(0, ast.copy_location(tick, node.body[0]))
+        return node
+
+    visit_For = visit_While = _tick_body
+
+    def visit_comprehension(self, node: ast.comprehension) -> ast.AST:
+        self.generic_visit(node)
+        node.iter = ast.copy_location(_call("iter", node.iter), node.iter)
+        return node
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+        self.generic_visit(node)
+        if isinstance(node.ctx, ast.Store | ast.Del):
+            node.value = ast.copy_location(_call("settable", node.value), node.value)
+            return node
+        # str.format can walk attributes from inside the string: "{0.__class__}".
+        guard = "format" if node.attr in ("format", "format_map") else "attr"
+        return ast.copy_location(_call(guard, node.value, ast.Constant(node.attr)), node)
+
+    def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
+        self.generic_visit(node)
+        if isinstance(node.op, ast.Pow | ast.LShift):
+            op = ast.Constant(type(node.op).__name__)
+            return ast.copy_location(_call("binop", op, node.left, node.right), node)
+        return node
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> ast.AST:
+        self.generic_visit(node)
+        if isinstance(node.op, ast.Pow | ast.LShift):
+            op = ast.Constant(type(node.op).__name__)
+            node.value = ast.copy_location(_call("operand", op, node.value), node.value)
+        return node
+
+    def visit_Import(self, node: ast.Import) -> list[ast.stmt]:
+        out = []
+        for alias in node.names:
+            # `import torch.nn.functional` binds `torch`; `... as F` binds the submodule.
+            module = alias.name if alias.asname else alias.name.split(".")[0]
+            target = alias.asname or module
+            value = _call("import", ast.Constant(module))
+            out.append(ast.copy_location(ast.Assign([ast.Name(target, ast.Store())], value),
+                                         node))
+        return out
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> list[ast.stmt]:
+        if node.module == "__future__":
+            return [ast.copy_location(ast.Pass(), node)]
+        out = []
+        for alias in node.names:
+            value = ast.Attribute(_call("import", ast.Constant(node.module)), alias.name,
+                                  ast.Load())
+            target = ast.Name(alias.asname or alias.name, ast.Store())
+            out.append(ast.copy_location(ast.Assign([target], value), node))
+        return out

@@ -1,0 +1,69 @@
+"""The Trace: everything a run produced, as plain data that crosses process boundaries.
+
+One Trace feeds every page. It holds no live tensors or grad_fn objects: variables are the
+dicts made by `explorer.snapshot`, so a Trace pickles, and `to_json` is its public form
+(`python -m explorer run FILE --json`).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from explorer.explain import explain
+
+Variables = dict[str, dict[str, Any]]
+
+
+@dataclass
+class Step:
+    """The program's state after one top-level statement ran."""
+
+    line: int
+    end_line: int
+    output: str  # what this statement printed
+    variables: Variables
+
+
+@dataclass
+class Trace:
+    """The result of one run: output, variables after every step, and the error if any."""
+
+    ok: bool
+    error: dict[str, Any] | None = None  # {type, message, line, explanation{en, zh} | None}
+    stdout: str = ""
+    variables: Variables = field(default_factory=dict)
+    steps: list[Step] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # what the explorer changed or capped
+    device: str = "cpu"
+    elapsed_ms: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def to_json(self, indent: int | None = None) -> str:
+        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> Trace:
+        data = json.loads(text)
+        steps = [Step(**step) for step in data.pop("steps")]
+        return cls(**data, steps=steps)
+
+    def step_at(self, index: int) -> Step | None:
+        """The step at `index`, clamped into range; None when nothing ran."""
+        if not self.steps:
+            return None
+        return self.steps[max(0, min(index, len(self.steps) - 1))]
+
+
+def failure(kind: str, message: str, line: int | None = None, **extra: Any) -> Trace:
+    """A Trace for a run that could not start or did not come back."""
+    return Trace(ok=False, error=error_info(kind, message, line), **extra)
+
+
+def error_info(kind: str, message: str, line: int | None) -> dict[str, Any]:
+    """The `error` field: PyTorch's or Python's own words plus a plain-language explanation."""
+    return {"type": kind, "message": message, "line": line, "explanation": explain(kind, message)}

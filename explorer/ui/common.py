@@ -1,0 +1,74 @@
+"""What every page shares: page set-up, the sidebar (pages, language, device), the pool."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from explorer.i18n import LANGUAGES, text
+from explorer.limits import Limits
+from explorer.worker import WorkerPool
+
+LIMITS = Limits()
+PAGES = (("streamlit_app.py", "home", ":material/home:"),
+         ("pages/1_Playground.py", "playground", ":material/play_arrow:"))
+CSS = """<style>
+textarea { font-family: "Source Code Pro", ui-monospace, monospace !important;
+           font-size: .9rem !important; }
+</style>"""
+
+
+@st.cache_resource(show_spinner=False)
+def pool() -> WorkerPool:
+    """One pool per server, shared by every session."""
+    return WorkerPool(size=2, limits=LIMITS)
+
+
+@st.cache_data(show_spinner=False)
+def cuda_devices() -> list[str]:
+    """CUDA devices of this machine, asked of a worker (the server never imports PyTorch)."""
+    trace = pool().run("n = torch.cuda.device_count() if torch.cuda.is_available() else 0")
+    count = trace.variables.get("n", {}).get("values", 0) if trace.ok else 0
+    return [f"cuda:{i}" for i in range(count)]
+
+
+def page(title_key: str) -> None:
+    """Set up a page: its title, the shared styling and the sidebar."""
+    st.set_page_config(page_title=f"{text(title_key, 'en')} · Autograd Explorer",
+                       page_icon="∇", layout="wide")
+    st.markdown(CSS, unsafe_allow_html=True)
+    _sidebar()
+
+
+def _sidebar() -> None:
+    """Page links, then the language and device choices, kept for every page to honour."""
+    if "lang" not in st.session_state:
+        wanted = st.query_params.get("lang", "en")
+        st.session_state.lang = wanted if wanted in LANGUAGES else "en"
+    for path, key, icon in PAGES:
+        st.sidebar.page_link(path, label=text(key, lang()), icon=icon)
+    st.sidebar.divider()
+    _choice("lang", list(LANGUAGES), text("language", lang()), horizontal=True,
+            format_func=LANGUAGES.get)
+    st.query_params["lang"] = lang()
+    devices = ["cpu", *cuda_devices()]
+    if st.session_state.get("device") not in devices:
+        st.session_state.device = "cpu"
+    _choice("device", devices, text("device", lang()))
+    if len(devices) == 1:
+        st.sidebar.caption(text("no_gpu", lang()))
+
+
+def _choice(key: str, options: list[str], label: str, **kwargs: object) -> None:
+    """A sidebar radio/select whose value outlives page switches (widget state does not)."""
+    st.session_state[f"{key}.widget"] = st.session_state[key]
+    widget = st.sidebar.radio if kwargs.get("horizontal") else st.sidebar.selectbox
+    widget(label, options, key=f"{key}.widget", **kwargs,
+           on_change=lambda: st.session_state.update({key: st.session_state[f"{key}.widget"]}))
+
+
+def lang() -> str:
+    return st.session_state.get("lang", "en")
+
+
+def device() -> str:
+    return st.session_state.get("device", "cpu")

@@ -1,0 +1,36 @@
+"""The program editor: an example picker, the code, and the Run button."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from explorer.examples import EXAMPLES, by_key
+from explorer.i18n import text
+from explorer.trace import Trace
+from explorer.ui.common import LIMITS, pool
+
+
+def editor(page: str, lang: str, device: str, default: str = "autograd-basics") -> Trace | None:
+    """Show the editor for `page`; run the code when asked. Returns the page's last Trace."""
+    code_key, trace_key = f"{page}.code", f"{page}.trace"
+    if code_key not in st.session_state:
+        st.session_state[code_key] = by_key(default).code
+    st.session_state[f"{page}.code_widget"] = st.session_state[code_key]
+
+    def load_example() -> None:
+        st.session_state[code_key] = by_key(st.session_state[f"{page}.example"]).code
+        st.session_state.pop(trace_key, None)
+
+    st.selectbox(text("preset", lang), [e.key for e in EXAMPLES], index=None,
+                 format_func=lambda key: by_key(key).title[lang], key=f"{page}.example",
+                 on_change=load_example, placeholder="—")
+    st.text_area(text("code", lang), key=f"{page}.code_widget", height=320,
+                 on_change=lambda: st.session_state.update(
+                     {code_key: st.session_state[f"{page}.code_widget"]}))
+    st.caption(text("sandbox_note", lang, time=LIMITS.time_s, memory=LIMITS.memory_mb))
+    if st.button(text("run", lang), type="primary", key=f"{page}.run"):
+        with st.spinner(text("running", lang)):
+            trace = pool().run(st.session_state[code_key], device=device)
+        st.session_state[trace_key] = trace
+        st.session_state[f"{page}.step"] = max(len(trace.steps), 1)
+    return st.session_state.get(trace_key)

@@ -1,0 +1,167 @@
+"""Run learners' programs in isolated processes: `WorkerPool.run(code) -> Trace`.
+
+A pool owns one zygote (`explorer.zygote`) that has imported PyTorch; every run is served
+by a fresh child forked from it, so a run never pays PyTorch's import and nothing one run
+does can reach the next. The pool caps how many runs go at once, kills a child that
+outlives the time limit, restarts the zygote if it dies, and turns every failure into a
+Trace with a clear error. The server process itself never imports PyTorch.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from explorer.limits import Limits, time_message
+from explorer.trace import Trace, failure
+from explorer.wire import job_message, recv, send
+
+GRACE_S = 2.0  # past the time limit, the child's own clock had its chance: kill it
+MAX_RESULT_BYTES = 64 << 20
+# What a child may see of the server's environment: no tokens, keys or passwords.
+KEPT_ENV = ("PATH", "LANG", "LC_ALL", "TZ", "CUDA_VISIBLE_DEVICES", "LD_LIBRARY_PATH")
+
+
+class WorkerPool:
+    """Runs programs, at most `size` at once, each in a fresh process with `limits`."""
+
+    def __init__(self, size: int = 2, limits: Limits = Limits(), wait_s: float = 30.0) -> None:
+        self.size = size
+        self.limits = limits
+        self.wait_s = wait_s
+        self.threads = max(1, (os.cpu_count() or 1) // size)
+        self._slots = threading.BoundedSemaphore(size)
+        self._lock = threading.Lock()
+        self._dir = tempfile.TemporaryDirectory(prefix="explorer-")
+        self._socket = str(Path(self._dir.name) / "zygote.sock")
+        self._zygote: subprocess.Popen[bytes] | None = None
+        self._start_zygote()
+
+    def run(self, code: str, *, device: str = "cpu", limits: Limits | None = None,
+            seed: int | None = 0) -> Trace:
+        """Run `code` and return its Trace. Never raises for anything the code does."""
+        limits = limits or self.limits
+        if not self._slots.acquire(timeout=self.wait_s):
+            return failure("Busy", "The explorer is busy with other runs; try again in a moment.",
+                           device=device)
+        try:
+            return self._run(code, device, limits, seed)
+        finally:
+            self._slots.release()
+
+    def close(self) -> None:
+        """Stop the zygote (its children end with their runs) and remove the socket."""
+        with self._lock:
+            if self._zygote is not None:
+                self._zygote.kill()
+                self._zygote.wait()
+                self._zygote = None
+        self._dir.cleanup()
+
+    def _run(self, code: str, device: str, limits: Limits, seed: int | None) -> Trace:
+        started = time.monotonic()
+        try:
+            conn = self._connect()
+        except OSError as error:
+            return failure("WorkerUnavailable", f"Could not start a worker: {error}",
+                           device=device)
+        pid: int | None = None
+        with conn:
+            try:
+                send(conn, job_message(code, device, limits, seed, self.threads))
+                conn.settimeout(limits.time_s + GRACE_S)
+                pid = int(json.loads(recv(conn, 1 << 10))["pid"])
+                conn.settimeout(max(0.1, started + limits.time_s + GRACE_S - time.monotonic()))
+                return Trace.from_json(recv(conn, MAX_RESULT_BYTES))
+            except TimeoutError:
+                if pid is not None:
+                    _kill(pid)
+                return failure("TimeLimit", time_message(limits), device=device)
+            except (OSError, ValueError, TypeError, KeyError):
+                return failure("WorkerCrashed", "The run ended without an answer (its process "
+                               "died, perhaps from a crash inside a library). Nothing else "
+                               "was affected; try again or simplify the program.",
+                               device=device)
+
+    def _connect(self) -> socket.socket:
+        for attempt in range(2):
+            self._ensure_zygote()
+            conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                conn.connect(self._socket)
+                return conn
+            except OSError:
+                conn.close()
+                if attempt:
+                    raise
+                self._restart_zygote()
+        raise AssertionError("unreachable")
+
+    def _ensure_zygote(self) -> None:
+        with self._lock:
+            zygote = self._zygote
+            if zygote is None or zygote.poll() is not None:
+                self._start_zygote_locked()
+                zygote = self._zygote
+            assert zygote is not None and zygote.stdout is not None
+            if not getattr(zygote, "ready", False):
+                line = zygote.stdout.readline()
+                if line.strip() != b"ready":
+                    raise OSError("the worker process failed to start")
+                zygote.ready = True  # type: ignore[attr-defined]
+
+    def _restart_zygote(self) -> None:
+        with self._lock:
+            if self._zygote is not None:
+                self._zygote.kill()
+                self._zygote.wait()
+            self._start_zygote_locked()
+
+    def _start_zygote(self) -> None:
+        with self._lock:
+            self._start_zygote_locked()
+
+    def _start_zygote_locked(self) -> None:
+        Path(self._socket).unlink(missing_ok=True)
+        env = {key: os.environ[key] for key in KEPT_ENV if key in os.environ}
+        env.update(PYTHONPATH=os.pathsep.join(p for p in sys.path if p), HOME=self._dir.name,
+                   TMPDIR=self._dir.name, MALLOC_ARENA_MAX="2", PYTHONDONTWRITEBYTECODE="1")
+        self._zygote = subprocess.Popen(
+            [sys.executable, "-m", "explorer.zygote", self._socket], stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, cwd=self._dir.name, env=env, start_new_session=True)
+
+
+def _kill(pid: int) -> None:
+    """Stop a child that outlived its time (it is still ours: a late child is not reaped)."""
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGKILL)
+
+
+_default: WorkerPool | None = None
+_default_lock = threading.Lock()
+
+
+def default_pool() -> WorkerPool:
+    """The process-wide pool, started on first use and stopped at exit."""
+    global _default
+    with _default_lock:
+        if _default is None:
+            _default = WorkerPool()
+            atexit.register(_default.close)
+        return _default
+
+
+def run(code: str, *, device: str = "cpu", limits: Limits | None = None,
+        seed: int | None = 0) -> Trace:
+    """Run `code` in the default pool."""
+    return default_pool().run(code, device=device, limits=limits, seed=seed)

@@ -1,0 +1,70 @@
+"""What a person sees: the real app over HTTP in headless Chromium, driven by Playwright."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+pytestmark = pytest.mark.browser
+SHOTS = Path(os.environ.get("EXPLORER_SCREENSHOTS", Path(__file__).parents[1] / "artifacts"))
+
+
+def _open_playground(page: Any, app_url: str, lang: str = "en") -> None:
+    page.goto(f"{app_url}/Playground?lang={lang}")
+    expect(page.get_by_role("button", name="Run" if lang == "en" else "运行")).to_be_visible()
+
+
+def _run(page: Any, code: str | None = None) -> None:
+    if code is not None:
+        page.get_by_label("Code").fill(code)
+    page.get_by_role("button", name="Run").click()
+
+
+def test_the_playground_runs_the_seed_program(page: Any, app_url: str) -> None:
+    _open_playground(page, app_url)
+    _run(page)  # the default program is the seed's autograd example
+    expect(page.get_by_text("State after line 7")).to_be_visible()
+    table = page.locator("[data-testid='stTable']")
+    expect(table).to_contain_text("MeanBackward0")
+    expect(table).to_contain_text("AddBackward0")
+    expect(page.locator("[data-testid='stCode']").last).to_contain_text("4.5000")
+    SHOTS.mkdir(exist_ok=True)
+    page.screenshot(path=SHOTS / "playground-seed.png", full_page=True)
+
+    page.get_by_role("button", name="« First").click()
+    expect(page.get_by_text("State after line 1")).to_be_visible()  # `import torch`
+    expect(page.get_by_text("No variables yet.")).to_be_visible()
+    page.get_by_role("button", name="Forward ›").click()
+    page.get_by_role("button", name="Forward ›").click()
+    expect(page.get_by_text("State after line 3")).to_be_visible()
+    expect(table).to_contain_text("AddBackward0")
+    expect(table).not_to_contain_text("MeanBackward0")
+
+
+def test_a_refused_program_shows_a_clear_message(page: Any, app_url: str) -> None:
+    _open_playground(page, app_url)
+    _run(page, "x = torch.ones(2)\nprint(().__class__.__bases__)\n")
+    expect(page.get_by_text("Refused on line 2")).to_be_visible()
+    expect(page.get_by_text("outside the sandbox")).to_be_visible()
+    _run(page, "x = torch.ones(2)\nprint(x + 1)\n")  # and the next run works
+    expect(page.get_by_text("tensor([2., 2.])")).to_be_visible()
+
+
+def test_an_endless_loop_is_stopped_and_the_page_stays_usable(page: Any, app_url: str) -> None:
+    _open_playground(page, app_url)
+    _run(page, "n = 0\nwhile True:\n    n += 1\n")
+    expect(page.get_by_text("LoopLimit on line")).to_be_visible()
+    _run(page, "y = torch.arange(3) * 2\nprint(y)\n")
+    expect(page.get_by_text("tensor([0, 2, 4])")).to_be_visible()
+
+
+def test_the_language_switch_changes_the_interface(page: Any, app_url: str) -> None:
+    _open_playground(page, app_url)
+    page.get_by_text("中文").click()
+    expect(page.get_by_role("button", name="运行")).to_be_visible()
+    page.get_by_role("link", name="首页").click()
+    expect(page.get_by_role("heading", name="Autograd 探索器")).to_be_visible()
