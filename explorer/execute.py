@@ -10,10 +10,11 @@ from __future__ import annotations
 import ast
 import random
 import signal
+import sys
 import time
 import traceback
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -60,6 +61,7 @@ def execute(code: str, *, device: str = "cpu", limits: Limits = Limits(),
     line = 0
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("default")
+        warnings.showwarning = _recorder(caught)
         try:
             with _clock(limits):
                 for stmt in program.tree.body:
@@ -135,6 +137,20 @@ def _program_line(error: BaseException) -> int | None:
     lines = [f.lineno for f in traceback.extract_tb(error.__traceback__)
              if f.filename == FILENAME]
     return lines[-1] if lines else None
+
+
+def _recorder(caught: list[warnings.WarningMessage]) -> Callable[..., None]:
+    """Record a warning at the program line that was running when it was raised, also when
+    the innermost Python frame is a guard (reading `.grad` of a non-leaf) or library code."""
+    def record(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+               file: Any = None, line: str | None = None) -> None:
+        frame = sys._getframe(1)
+        while frame is not None and frame.f_code.co_filename != FILENAME:
+            frame = frame.f_back
+        if frame is not None:
+            filename, lineno = FILENAME, frame.f_lineno
+        caught.append(warnings.WarningMessage(message, category, filename, lineno))
+    return record
 
 
 def _warnings(caught: list[warnings.WarningMessage]) -> list[str]:

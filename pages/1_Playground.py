@@ -10,8 +10,11 @@ from explorer.ui.steps import show_trace
 page("playground")
 st.title(text("playground", lang()))
 st.caption(text("playground_intro", lang()))
-trace = editor("playground", lang(), device())
-if trace is None:
-    st.info(text("press_run", lang()))
-else:
-    show_trace("playground", trace, st.session_state["playground.code"], lang())
+left, right = st.columns([1, 2], gap="medium")
+with left:
+    trace = editor("playground", lang(), device())
+with right:
+    if trace is None:
+        st.info(text("press_run", lang()))
+    else:
+        show_trace("playground", trace, st.session_state["playground.code"], lang())

@@ -7,7 +7,6 @@ import shutil
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -17,6 +16,7 @@ from typing import IO, Any
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+ARTIFACTS = ROOT / "artifacts"  # server log and screenshots of the browser tests
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 # Chromium's own background traffic would be refused by a closed network: switch it off.
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -34,19 +34,19 @@ def _free_port() -> int:
 def app_url() -> Iterator[str]:
     """`streamlit run streamlit_app.py` on a free port, until the session ends."""
     port = _free_port()
-    log = tempfile.NamedTemporaryFile(prefix="streamlit-", suffix=".log", delete=False)
-    print(f"streamlit log: {log.name}")
-    server = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "streamlit_app.py", "--server.port",
-         str(port), "--server.address", "127.0.0.1", "--server.headless", "true"],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_healthy(url, server, log)
-        yield url
-    finally:
-        os.killpg(server.pid, 15)
-        server.wait(timeout=30)
+    ARTIFACTS.mkdir(exist_ok=True)
+    with open(ARTIFACTS / "streamlit.log", "w+b") as log:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "streamlit_app.py", "--server.port",
+             str(port), "--server.address", "127.0.0.1", "--server.headless", "true"],
+            cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        url = f"http://127.0.0.1:{port}"
+        try:
+            _wait_healthy(url, server, log)
+            yield url
+        finally:
+            os.killpg(server.pid, 15)
+            server.wait(timeout=30)
 
 
 def _wait_healthy(url: str, server: subprocess.Popen[bytes], log: IO[bytes]) -> None:

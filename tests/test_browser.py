@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
 from typing import Any
 
 import pytest
 from playwright.sync_api import expect
 
+from tests.conftest import ARTIFACTS
+
 pytestmark = pytest.mark.browser
-SHOTS = Path(os.environ.get("EXPLORER_SCREENSHOTS", Path(__file__).parents[1] / "artifacts"))
 
 
 def _open_playground(page: Any, app_url: str, lang: str = "en") -> None:
@@ -32,8 +31,7 @@ def test_the_playground_runs_the_seed_program(page: Any, app_url: str) -> None:
     expect(table).to_contain_text("MeanBackward0")
     expect(table).to_contain_text("AddBackward0")
     expect(page.locator("[data-testid='stCode']").last).to_contain_text("4.5000")
-    SHOTS.mkdir(exist_ok=True)
-    page.screenshot(path=SHOTS / "playground-seed.png", full_page=True)
+    page.screenshot(path=ARTIFACTS / "playground-seed.png")
 
     page.get_by_role("button", name="« First").click()
     expect(page.get_by_text("State after line 1")).to_be_visible()  # `import torch`

@@ -51,10 +51,10 @@ def test_playground_runs_the_seed_program_and_shows_its_state() -> None:
     at = _run(_playground(), SEED)
     assert "tensor([[4.5000, 4.5000]" in _text(at)
     rows = at.table[0].value
-    assert list(rows["name"]) == ["x", "y", "z", "out"]
+    assert list(rows["name"]) == ["x", "y", "z", "out"]  # print() changed nothing
     out = rows.set_index("name").loc["out"]
-    assert out["grad_fn"] == "MeanBackward0" and out["shape"] == "scalar"
-    assert rows.set_index("name").loc["x", "grad"].startswith("[[4.5, 4.5]")
+    assert out["grad_fn"] == "MeanBackward0" and out["type"] == "tensor scalar"
+    assert rows.set_index("name").loc["x", ".grad"].startswith("`[[4.5, 4.5]")
     assert "State after line 6" in _text(at)
 
 
@@ -62,13 +62,13 @@ def test_step_controls_walk_through_the_statements() -> None:
     at = _run(_playground(), SEED)
     at.button(key="playground.first").click().run()
     assert "State after line 1" in _text(at)
-    assert list(at.table[0].value["name"]) == ["x"]
+    assert list(at.table[0].value["name"]) == ["● x"]  # new in this step
     at.button(key="playground.forward").click().run()
     assert "State after line 2" in _text(at)
     assert at.slider(key="playground.step").value == 2
     at.slider(key="playground.step").set_value(4).run()
     assert "State after line 4" in _text(at)
-    assert at.table[0].value.set_index("name").loc["out", "changed"] == "●"
+    assert list(at.table[0].value["name"]) == ["x", "y", "z", "● out"]
     at.button(key="playground.last").click().run()
     assert "State after line 6" in _text(at)
 
@@ -78,7 +78,7 @@ def test_a_pytorch_error_is_shown_with_its_line_and_an_explanation() -> None:
     assert at.error[0].value == "RuntimeError on line 3"
     assert "grad can be implicitly created only for scalar outputs" in _text(at)
     assert "gradient" in at.info[0].value
-    assert list(at.table[0].value["name"]) == ["x", "y"]  # the state before the failing line
+    assert list(at.table[0].value["name"]) == ["x", "● y"]  # the state before the failing line
 
 
 def test_a_refused_program_names_the_line_and_the_reason() -> None:

@@ -13,7 +13,12 @@ PAGES = (("streamlit_app.py", "home", ":material/home:"),
          ("pages/1_Playground.py", "playground", ":material/play_arrow:"))
 CSS = """<style>
 textarea { font-family: "Source Code Pro", ui-monospace, monospace !important;
-           font-size: .9rem !important; }
+           font-size: .85rem !important; white-space: pre !important; overflow-x: auto; }
+[data-testid="stTable"] { overflow-x: auto; }
+[data-testid="stTable"] th, [data-testid="stTable"] td {
+  font-size: .8rem !important; padding: .25rem .45rem !important; }
+[data-testid="stTable"] p, [data-testid="stTable"] code {
+  white-space: nowrap !important; font-size: .8rem !important; }
 </style>"""
 
 
