@@ -22,6 +22,9 @@ import numpy as np
 import torch
 
 from explorer import sandbox
+from explorer.backward import Recorder
+from explorer.graph import Ids
+from explorer.graph import record as record_graph
 from explorer.guards import Guards, Output
 from explorer.limits import LimitExceeded, Limits, TimeLimit, memory_message, time_message
 from explorer.snapshot import snapshot
@@ -49,7 +52,9 @@ def execute(code: str, *, device: str = "cpu", limits: Limits = Limits(),
                        "(torch.cuda.is_available() is False): run the program on the CPU.",
                        device=device)
 
-    torch.set_default_device(device)
+    if device != "cpu":  # a default device is a function mode: every op would pay for it
+        torch.set_default_device(device)
+        torch.cuda.set_device(torch.device(device))  # `cuda` alone means the chosen GPU
     if seed is not None:
         torch.manual_seed(seed)
         np.random.seed(seed)
@@ -58,20 +63,25 @@ def execute(code: str, *, device: str = "cpu", limits: Limits = Limits(),
     guards = Guards(limits, out)
     namespace = guards.namespace()
     trace = Trace(ok=True, notes=list(program.notes), device=device)
+    ids = Ids()
     line = 0
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("default")
         warnings.showwarning = _recorder(caught)
         try:
-            with _clock(limits):
+            recorder = Recorder(lambda: _user_variables(namespace), ids, trace.graphs,
+                                limits.graph_nodes)
+            with _clock(limits), recorder.install():
                 for stmt in program.tree.body:
                     line = stmt.lineno
-                    trace.steps.append(_run_step(stmt, namespace, guards, out, limits,
-                                                 record=len(trace.steps) < limits.steps))
+                    _run_step(stmt, namespace, guards, out, limits, trace, ids)
         except BaseException as error:  # noqa: BLE001 - every failure becomes data
             trace.ok = False
             trace.error = _describe_error(error, line, limits)
-    trace.steps = [s for s in trace.steps if s is not None]
+    trace.backward = recorder.calls
+    if recorder.count > len(recorder.calls):
+        trace.notes.append(f"The program ran backward {recorder.count:,} times; the first and "
+                           f"last {len(recorder.calls) // 2} are recorded.")
     if len(trace.steps) >= limits.steps:
         trace.notes.append(f"Only the first {limits.steps} statements were recorded step by step.")
     trace.stdout = out.getvalue()
@@ -91,15 +101,24 @@ def execute(code: str, *, device: str = "cpu", limits: Limits = Limits(),
 
 
 def _run_step(stmt: ast.stmt, namespace: dict[str, Any], guards: Guards, out: Output,
-              limits: Limits, record: bool) -> Step | None:
+              limits: Limits, trace: Trace, ids: Ids) -> None:
+    """Run one top-level statement; record the state after it while steps are recorded."""
     code = compile(ast.Module([stmt], []), FILENAME, "exec", dont_inherit=True)
     before = out.tell()
     exec(code, namespace)  # noqa: S102 - checked by explorer.sandbox, guarded by explorer.guards
     guards.check()
-    if not record:
-        return None
-    return Step(stmt.lineno, stmt.end_lineno or stmt.lineno, out.getvalue()[before:],
-                snapshot(namespace, limits.value_elements))
+    if len(trace.steps) >= limits.steps:
+        return
+    graph = record_graph(_user_variables(namespace), ids, limits.graph_nodes)
+    if graph is not None and (not trace.graphs or trace.graphs[-1] != graph):
+        trace.graphs.append(graph)
+    trace.steps.append(Step(stmt.lineno, stmt.end_lineno or stmt.lineno,
+                            out.getvalue()[before:], snapshot(namespace, limits.value_elements),
+                            graph=None if graph is None else len(trace.graphs) - 1))
+
+
+def _user_variables(namespace: dict[str, Any]) -> dict[str, Any]:
+    return {name: value for name, value in namespace.items() if not name.startswith("__")}
 
 
 @contextmanager

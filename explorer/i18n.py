@@ -74,6 +74,211 @@ TEXT: dict[str, dict[str, str]] = {
     "home_start": {"en": "Start here", "zh": "从这里开始"},
     "home_examples": {"en": "Examples from the lessons", "zh": "课程中的示例"},
     "open_in_playground": {"en": "Open in the playground", "zh": "在练习场中打开"},
+    "graph_page": {"en": "Autograd graph", "zh": "计算图"},
+    "graph_intro": {
+        "en": "The grad_fn graph autograd records as the program runs, drawn as torchviz draws "
+              "it: grey backward nodes, blue leaves whose .grad backward fills, orange saved "
+              "tensors, green outputs. Step through the program to watch it grow.",
+        "zh": "程序运行时 autograd 记录下的 grad_fn 计算图，画法与 torchviz 相同：灰色是反向节点，"
+              "蓝色是反向传播会填充 .grad 的叶子张量，橙色是保存的张量，绿色是输出。"
+              "逐步执行程序，看计算图如何长出来。",
+    },
+    "roots": {"en": "Graph of", "zh": "显示这些张量的计算图"},
+    "show_saved": {"en": "Saved tensors", "zh": "保存的张量"},
+    "show_attrs": {"en": "Node attributes", "zh": "节点属性"},
+    "no_graph": {
+        "en": "No tensor requires grad yet, so autograd has recorded nothing.",
+        "zh": "还没有需要梯度的张量，所以 autograd 还没有记录任何东西。",
+    },
+    "not_in_graph": {
+        "en": "Not in the graph: {names}. These tensors do not require grad — made without "
+              "requires_grad=True, by .detach(), or under torch.no_grad() — so autograd "
+              "recorded nothing for them.",
+        "zh": "不在计算图中：{names}。这些张量不需要梯度（创建时没有 requires_grad=True、"
+              "用了 .detach()，或在 torch.no_grad() 中计算），"
+              "所以 autograd 没有为它们记录任何东西。",
+    },
+    "collapsed": {
+        "en": "The graph is large: {chains} chains of one repeated op ({nodes:,} nodes) are "
+              "drawn as single grey boxes.",
+        "zh": "计算图很大：{chains} 条重复同一操作的链（共 {nodes:,} 个节点）各画成一个灰色方框。",
+    },
+    "expand": {"en": "Expand collapsed chains (slow for big graphs)",
+               "zh": "展开折叠的链（大图会很慢）"},
+    "graph_note": {"en": "Graph: {note}", "zh": "计算图：{note}"},
+    "laying_out": {"en": "Laying out the graph…", "zh": "正在排布计算图……"},
+    "layout_failed": {"en": "The graph could not be drawn: {reason}",
+                      "zh": "无法绘制计算图：{reason}"},
+    "graph_help": {
+        "en": "Drag to pan, scroll to zoom, double-click to fit. Hover over a node for details.",
+        "zh": "拖动可平移，滚轮可缩放，双击复原。鼠标悬停在节点上可查看详情。",
+    },
+    "download_svg": {"en": "Download SVG", "zh": "下载 SVG"},
+    "download_dot": {"en": "Download DOT", "zh": "下载 DOT"},
+    "node_details": {"en": "Node details", "zh": "节点详情"},
+    "backward_page": {"en": "Backward pass", "zh": "反向传播"},
+    "backward_intro": {
+        "en": "The backward pass the engine really ran, replayed: the order it ran the nodes "
+              "in, the gradient each received and sent along each edge, and every .grad it "
+              "wrote. Press play, or step through it below.",
+        "zh": "重放引擎真正执行的反向传播：节点的执行顺序、每个节点收到的梯度和沿每条边传出的梯度，"
+              "以及写入的每个 .grad。点击播放，或在下方逐步查看。",
+    },
+    "no_backward": {
+        "en": "This program never calls backward() or torch.autograd.grad(), so there is no "
+              "backward pass to show. Try adding `out.backward()`.",
+        "zh": "这段程序没有调用 backward() 或 torch.autograd.grad()，所以没有反向传播可展示。"
+              "试试加上 `out.backward()`。",
+    },
+    "backward_nothing": {
+        "en": "This call ran no node (it failed before the engine started, see the error).",
+        "zh": "这次调用没有运行任何节点（引擎开始之前就出错了，见上方错误）。",
+    },
+    "backward_call": {"en": "Backward call", "zh": "反向传播调用"},
+    "batched": {
+        "en": "{steps:,} engine steps are shown in {frames} frames (several steps per frame).",
+        "zh": "{steps:,} 个引擎步骤分成 {frames} 帧显示（每帧包含多个步骤）。",
+    },
+    "animation_help": {
+        "en": "Orange outline: the node running. Green dot: done. Orange edges: gradient sent "
+              "so far (wider = larger). Gold star: a leaf's .grad was written. Hover a node "
+              "for its values.",
+        "zh": "橙色框：正在运行的节点。绿点：已完成。橙色边：已传出的梯度（越粗越大）。"
+              "金色星：叶子张量的 .grad 已写入。鼠标悬停可查看数值。",
+    },
+    "engine_steps": {"en": "Step by step", "zh": "逐步查看"},
+    "on_device": {"en": "ran on {device}", "zh": "在 {device} 上运行"},
+    "received": {"en": "Received (grad_outputs)", "zh": "收到的梯度 (grad_outputs)"},
+    "sent": {"en": "Sent to its inputs (grad_inputs)", "zh": "传给输入的梯度 (grad_inputs)"},
+    "sent_nothing": {"en": "Nothing further: this is where the gradient stops.",
+                     "zh": "没有继续传递：梯度在这里停下。"},
+    "leaf_grads": {"en": ".grad of the leaves so far", "zh": "目前叶子张量的 .grad"},
+    "vjp_title": {"en": "Vector–Jacobian product for {leaf}",
+                  "zh": "{leaf} 的向量-雅可比积"},
+    "vjp_explain": {
+        "en": "y is a vector, so backward needs a vector v of the same shape. The engine never "
+              "builds the Jacobian J = ∂y/∂{leaf}; it computes vᵀJ directly. Here J is shown "
+              "for comparison: vᵀJ equals {leaf}.grad.",
+        "zh": "y 是向量，所以 backward 需要一个同形状的向量 v。引擎从不构造雅可比矩阵 "
+              "J = ∂y/∂{leaf}，而是直接计算 vᵀJ。这里列出 J 作对比：vᵀJ 等于 {leaf}.grad。",
+    },
+    # ---- devices page (pages/4_Devices.py, explorer/devices.py) ----
+    "devices_page": {"en": "Devices", "zh": "设备"},
+    "devices_intro": {
+        "en": "Where a program runs: on the CPU, or on a CUDA GPU where this machine has one "
+              "(choose in the sidebar). Everything below was asked of PyTorch by small programs "
+              "run in a worker, just like yours.",
+        "zh": "程序在哪里运行：CPU，或者这台机器上的 CUDA GPU（在侧边栏中选择）。下面的一切都是"
+              "由在独立进程中运行的小程序向 PyTorch 询问得到的，和你的程序一样。",
+    },
+    "devices_no_gpu": {
+        "en": "**No GPU on this machine.** {reason} The GPU rows below stay empty, the chart has "
+              "CPU lines only, and a program that asks for `cuda` stops with an explanation. "
+              'Write `device = "cuda" if torch.cuda.is_available() else "cpu"` and the same '
+              "program runs with or without a GPU.",
+        "zh": "**这台机器没有 GPU。** {reason}下面与 GPU 有关的行为空，图中只有 CPU 的曲线；"
+              "请求 `cuda` 的程序会停下并给出解释。写成 "
+              '`device = "cuda" if torch.cuda.is_available() else "cpu"`，同一个程序有没有 GPU '
+              "都能运行。",
+    },
+    "devices_reason_build": {
+        "en": "This PyTorch is a CPU-only build (`torch.version.cuda` is None).",
+        "zh": "这里的 PyTorch 是只支持 CPU 的版本（`torch.version.cuda` 为 None）。",
+    },
+    "devices_reason_driver": {
+        "en": "PyTorch was built with CUDA {cuda} but finds no usable NVIDIA GPU or driver.",
+        "zh": "PyTorch 编译时使用了 CUDA {cuda}，但找不到可用的 NVIDIA GPU 或驱动。",
+    },
+    "devices_gpu_note": {
+        "en": "GPU rows and GPU lines describe {device}.",
+        "zh": "与 GPU 有关的行和曲线描述的是 {device}。",
+    },
+    "devices_machine": {"en": "This machine", "zh": "这台机器"},
+    "devices_col_call": {"en": "call", "zh": "调用"},
+    "devices_col_what": {"en": "what it tells", "zh": "说明"},
+    "devices_col_value": {"en": "on this machine", "zh": "本机的值"},
+    "devices_no_gpu_value": {"en": "— (no GPU)", "zh": "—（没有 GPU）"},
+    "devices_probing": {"en": "Asking PyTorch in a worker…", "zh": "正在独立进程中询问 PyTorch……"},
+    "devices_probe_code": {"en": "The program that asked", "zh": "提问的程序"},
+    "devices_seed_title": {"en": "Reproducible runs", "zh": "可重复的运行"},
+    "devices_seed_text": {
+        "en": "The explorer starts every run with `torch.manual_seed(0)` (and seeds NumPy and "
+              "`random` with 0), so a program draws the same random numbers each time it runs. "
+              "`torch.manual_seed` seeds the CPU and every GPU; `torch.cuda.manual_seed_all` "
+              "seeds the GPUs only and does nothing where there are none.",
+        "zh": "探索器在每次运行开始时调用 `torch.manual_seed(0)`（NumPy 和 `random` 的种子也设为 "
+              "0），所以程序每次运行得到的随机数都相同。`torch.manual_seed` 为 CPU 和所有 GPU "
+              "设置种子；`torch.cuda.manual_seed_all` 只为 GPU 设置，没有 GPU 时什么也不做。",
+    },
+    "devices_seed_col_draw": {"en": "torch.rand(3)", "zh": "torch.rand(3)"},
+    "devices_seed_col_values": {"en": "values", "zh": "数值"},
+    "devices_seed_run1": {"en": "run 1, no seed in the program",
+                          "zh": "第 1 次运行，程序中没有设种子"},
+    "devices_seed_run2": {"en": "run 2, the same program", "zh": "第 2 次运行，同一个程序"},
+    "devices_seed_again": {"en": "run 1, after torch.manual_seed(0)",
+                           "zh": "第 1 次运行，torch.manual_seed(0) 之后"},
+    "devices_timing_title": {"en": "What moving data costs", "zh": "搬运数据的代价"},
+    "devices_timing_text": {
+        "en": "`x.to(device)` copies a tensor into that device's memory (and returns `x` itself "
+              "when it is already there); an operation needs all its tensors on one device. "
+              "The chart times `a @ b` for n × n matrices, and the copies `.to()` makes.",
+        "zh": "`x.to(device)` 把张量复制到该设备的内存中（已在该设备上时直接返回 `x` 本身）；"
+              "一个运算要求所有张量都在同一设备上。图中是 n × n 矩阵的 `a @ b` 以及 `.to()` "
+              "复制所用的时间。",
+    },
+    "devices_timing_running": {"en": "Timing matrix products in a worker…",
+                               "zh": "正在独立进程中计时矩阵乘法……"},
+    "devices_measure_again": {"en": "Measure again", "zh": "重新测量"},
+    "devices_timing_code": {"en": "The timing program", "zh": "计时程序"},
+    "devices_axis_size": {"en": "matrix size n (n × n, float32)",
+                          "zh": "矩阵大小 n（n × n，float32）"},
+    "devices_axis_ms": {"en": "milliseconds (best of 5)", "zh": "毫秒（5 次中最快）"},
+    # ---- NumPy page (pages/3_NumPy.py) ----
+    "numpy_page": {"en": "Tensor ↔ NumPy", "zh": "Tensor ↔ NumPy"},
+    "numpy_intro": {
+        "en": "A tensor and a NumPy array side by side after every statement: do they share "
+              "memory, and what did this step change on each side?",
+        "zh": "每条语句之后，张量和 NumPy 数组并排显示：它们是否共享内存？"
+              "这一步分别改变了哪些元素？",
+    },
+    "numpy_lesson": {"en": "Lesson: tensors and NumPy", "zh": "小课：张量与 NumPy"},
+    "numpy_left": {"en": "Compare", "zh": "比较"},
+    "numpy_right": {"en": "with", "zh": "与"},
+    "numpy_shares": {"en": "shares memory", "zh": "共享内存"},
+    "numpy_copy": {"en": "separate copy", "zh": "独立副本"},
+    "numpy_shares_why": {
+        "en": "both hold the {n} bytes from `{start}`: a write through one is seen by the other.",
+        "zh": "两者都占用从 `{start}` 开始的 {n} 个字节：通过一个写入，另一个也能看到。",
+    },
+    "numpy_copy_why": {
+        "en": "their elements live at different addresses: changing one leaves the other alone.",
+        "zh": "它们的元素位于不同的地址：改变一个不会影响另一个。",
+    },
+    "numpy_devices": {
+        "en": "`{left}` is on {a} and `{right}` on {b}: memory on different devices is never "
+              "shared (NumPy arrays live in CPU memory).",
+        "zh": "`{left}` 在 {a} 上，`{right}` 在 {b} 上：不同设备上的内存从不共享"
+              "（NumPy 数组总在 CPU 内存中）。",
+    },
+    "numpy_address": {
+        "en": "memory `{start}` + {n} B",
+        "zh": "内存 `{start}` + {n} 字节",
+    },
+    "numpy_pick": {"en": "Pick a variable to compare.", "zh": "请选择要比较的变量。"},
+    "numpy_missing": {"en": "Not defined at this step.", "zh": "这一步还没有定义。"},
+    "numpy_not_array": {
+        "en": "A {kind} at this step, not a tensor or an array.",
+        "zh": "这一步它是 {kind}，不是张量或数组。",
+    },
+    "numpy_empty": {"en": "Empty: no elements.", "zh": "空的：没有元素。"},
+    "numpy_changed": {
+        "en": "Outlined cells changed in this step.",
+        "zh": "带框的元素在这一步发生了变化。",
+    },
+    "numpy_no_arrays": {
+        "en": "This program has no tensors or NumPy arrays to compare.",
+        "zh": "这段程序没有可以比较的张量或 NumPy 数组。",
+    },
 }
 
 

@@ -72,6 +72,11 @@ REASONS = {
     ast.Match: "`match` statements are outside the teaching subset",
 }
 
+# Builtins that run code from strings, open files or reach attributes by name. They are not
+# in a program's namespace; naming them gets this clear refusal rather than a NameError.
+ESCAPE_NAMES = frozenset({"exec", "eval", "compile", "open", "getattr", "setattr", "delattr",
+                          "vars", "globals", "locals", "breakpoint", "memoryview"})
+
 # Full-width punctuation that Chinese input methods produce inside code.
 FULL_WIDTH = str.maketrans("（）【】，：；＝＋－＊／．“”‘’", "()[],:;=+-*/.\"\"''")
 
@@ -118,6 +123,9 @@ def _parse_full_width(code: str, error: SyntaxError) -> ast.Module:
 
 
 def _check_name(name: str, line: int) -> None:
+    if name in ESCAPE_NAMES:
+        raise Refused(line, f"`{name}` is not available in the sandbox: a program may not run "
+                            "code from strings, open files or reach attributes by name")
     if name.startswith("__ae_"):
         raise Refused(line, f"the name `{name}` is reserved by the explorer")
     if name.startswith("__") and name.endswith("__"):

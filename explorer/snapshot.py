@@ -77,18 +77,18 @@ def _tensor(t: torch.Tensor, cap: int) -> dict[str, Any]:
         strides = list(t.stride())
         info.update(strides=strides, data_ptr=t.data_ptr(),
                     memory=_extent(t.data_ptr(), list(t.shape), strides, t.element_size()))
-    info["values"], info["truncated"] = _values(t, cap)
+    info["values"], info["truncated"] = tensor_values(t, cap)
     with warnings.catch_warnings():  # reading .grad of a non-leaf warns; the lesson shows it
         warnings.simplefilter("ignore")
         grad = t.grad
-    info["grad"] = _values(grad, cap)[0] if grad is not None else None
+    info["grad"] = tensor_values(grad, cap)[0] if grad is not None else None
     return info
 
 
 def _array(a: np.ndarray, cap: int) -> dict[str, Any]:
     ptr = a.__array_interface__["data"][0]
     strides = [s // a.itemsize for s in a.strides] if a.itemsize else list(a.strides)
-    values, truncated = _values(a, cap)
+    values, truncated = tensor_values(a, cap)
     return {"kind": "ndarray", "shape": list(a.shape), "dtype": str(a.dtype), "device": "cpu",
             "numel": int(a.size), "strides": strides, "data_ptr": ptr,
             "memory": _extent(ptr, list(a.shape), strides, a.itemsize),
@@ -104,7 +104,7 @@ def _extent(ptr: int, shape: list[int], strides: list[int], itemsize: int) -> li
     return [ptr + low * itemsize, ptr + (high + 1) * itemsize]
 
 
-def _values(x: torch.Tensor | np.ndarray, cap: int) -> tuple[Any, bool]:
+def tensor_values(x: torch.Tensor | np.ndarray, cap: int) -> tuple[Any, bool]:
     """Nested values of `x`: all of it, or a leading block of at least `cap` elements."""
     try:
         block = _leading_block(x, cap)

@@ -24,6 +24,7 @@ class Step:
     end_line: int
     output: str  # what this statement printed
     variables: Variables
+    graph: int | None = None  # index into Trace.graphs: the autograd graph after this step
 
 
 @dataclass
@@ -35,13 +36,21 @@ class Trace:
     stdout: str = ""
     variables: Variables = field(default_factory=dict)
     steps: list[Step] = field(default_factory=list)
+    graphs: list[dict[str, Any]] = field(default_factory=list)  # {dot, nodes, edges}, distinct
+    backward: list[dict[str, Any]] = field(default_factory=list)  # explorer.backward calls
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # what the explorer changed or capped
     device: str = "cpu"
     elapsed_ms: float = 0.0
 
+    @property
+    def graph(self) -> dict[str, Any] | None:
+        """The autograd graph after the last recorded step."""
+        last = self.steps[-1].graph if self.steps else None
+        return None if last is None else self.graphs[last]
+
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return asdict(self) | {"graph": self.graph}
 
     def to_json(self, indent: int | None = None) -> str:
         return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
@@ -49,6 +58,7 @@ class Trace:
     @classmethod
     def from_json(cls, text: str | bytes) -> Trace:
         data = json.loads(text)
+        data.pop("graph")
         steps = [Step(**step) for step in data.pop("steps")]
         return cls(**data, steps=steps)
 

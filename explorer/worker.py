@@ -13,6 +13,7 @@ import atexit
 import contextlib
 import json
 import os
+import select
 import signal
 import socket
 import subprocess
@@ -26,6 +27,7 @@ from explorer.limits import Limits, time_message
 from explorer.trace import Trace, failure
 from explorer.wire import job_message, recv, send
 
+STARTUP_S = 120.0  # importing PyTorch on a cold machine
 GRACE_S = 2.0  # past the time limit, the child's own clock had its chance: kill it
 MAX_RESULT_BYTES = 64 << 20
 # What a child may see of the server's environment: no tokens, keys or passwords.
@@ -55,7 +57,10 @@ class WorkerPool:
             return failure("Busy", "The explorer is busy with other runs; try again in a moment.",
                            device=device)
         try:
-            return self._run(code, device, limits, seed)
+            trace = self._run(code, device, limits, seed)
+            if trace.error and trace.error["type"] == "WorkerCrashed" and self._zygote_died():
+                trace = self._run(code, device, limits, seed)  # it met a dying zygote: again
+            return trace
         finally:
             self._slots.release()
 
@@ -69,12 +74,12 @@ class WorkerPool:
         self._dir.cleanup()
 
     def _run(self, code: str, device: str, limits: Limits, seed: int | None) -> Trace:
-        started = time.monotonic()
         try:
             conn = self._connect()
         except OSError as error:
             return failure("WorkerUnavailable", f"Could not start a worker: {error}",
                            device=device)
+        started = time.monotonic()  # after a (re)start of the zygote: that is not the run's time
         pid: int | None = None
         with conn:
             try:
@@ -92,6 +97,10 @@ class WorkerPool:
                                "died, perhaps from a crash inside a library). Nothing else "
                                "was affected; try again or simplify the program.",
                                device=device)
+
+    def _zygote_died(self) -> bool:
+        with self._lock:
+            return self._zygote is None or self._zygote.poll() is not None
 
     def _connect(self) -> socket.socket:
         for attempt in range(2):
@@ -115,9 +124,10 @@ class WorkerPool:
                 zygote = self._zygote
             assert zygote is not None and zygote.stdout is not None
             if not getattr(zygote, "ready", False):
-                line = zygote.stdout.readline()
-                if line.strip() != b"ready":
-                    raise OSError("the worker process failed to start")
+                started, _, _ = select.select([zygote.stdout], [], [], STARTUP_S)
+                if not started or zygote.stdout.readline().strip() != b"ready":
+                    zygote.kill()
+                    raise OSError(f"the worker process did not start within {STARTUP_S:g} s")
                 zygote.ready = True  # type: ignore[attr-defined]
 
     def _restart_zygote(self) -> None:

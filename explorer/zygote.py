@@ -38,6 +38,9 @@ def main(path: str) -> None:
     listener.listen(64)
     sys.stdout.write("ready\n")
     sys.stdout.flush()
+    quiet = os.open(os.devnull, os.O_WRONLY)  # what libraries print (np.info) must not fill a
+    os.dup2(quiet, 1)                         # pipe nobody reads: children write to nothing
+    os.dup2(quiet, 2)
     while True:
         readable, _, _ = select.select([listener, sys.stdin], [], [])
         if sys.stdin in readable:  # the parent is gone

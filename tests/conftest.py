@@ -14,9 +14,11 @@ from pathlib import Path
 from typing import IO, Any
 
 import pytest
+from playwright.sync_api import expect
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "artifacts"  # server log and screenshots of the browser tests
+expect.set_options(timeout=20_000)  # two cores shared with a worker pool: be patient
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 # Chromium's own background traffic would be refused by a closed network: switch it off.
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

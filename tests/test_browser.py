@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -66,3 +67,46 @@ def test_the_language_switch_changes_the_interface(page: Any, app_url: str) -> N
     expect(page.get_by_role("button", name="运行")).to_be_visible()
     page.get_by_role("link", name="首页").click()
     expect(page.get_by_role("heading", name="Autograd 探索器")).to_be_visible()
+
+
+def test_the_devices_page_shows_this_machine_and_a_timing_chart(page: Any, app_url: str) -> None:
+    import torch  # what the page must report: asked of PyTorch here, as the worker asks it
+
+    page.goto(f"{app_url}/Devices?lang=en")
+    row = page.locator("[data-testid='stTable'] tr", has_text="torch.cuda.is_available()")
+    # the first page of a session may wait for the worker pool to start
+    expect(row).to_contain_text(str(torch.cuda.is_available()), timeout=30_000)
+    chart = page.locator("[data-testid='stPlotlyChart']")
+    expect(chart.locator(".main-svg").first).to_be_visible()
+    expect(chart).to_contain_text("a @ b on the CPU")
+    expect(chart.locator(".scatterlayer .trace").first).to_be_visible()
+    # Streamlit scrolls inside its main block, so a full-page shot would show only the top:
+    # grow the window to the page's height (still 1400 wide) to capture all of it.
+    height = page.evaluate("document.querySelector('[data-testid=stMain]').scrollHeight")
+    page.set_viewport_size({"width": 1400, "height": height})
+    expect(chart.locator(".scatterlayer .trace").first).to_be_visible()
+    page.screenshot(path=ARTIFACTS / "devices-page.png")
+
+
+def test_the_numpy_page_shows_an_array_change_with_its_tensor(page: Any, app_url: str) -> None:
+    page.goto(f"{app_url}/NumPy?lang=en")
+    page.get_by_label("Lesson: tensors and NumPy").click()
+    page.get_by_role("option", name="Tensor → NumPy: .numpy() shares memory").click()
+    expect(page.get_by_label("Code")).to_have_value(re.compile(r"b = a\.numpy\(\)"))
+    page.get_by_role("button", name="Run").click()
+    expect(page.get_by_text("State after line 8")).to_be_visible()  # opens at `a.add_(1)`
+    expect(page.get_by_text("shares memory", exact=True)).to_be_visible()
+    tensor, array = (page.locator("[data-testid='stColumn']", has_text=kind).last
+                     .locator("[data-testid='stPlotlyChart']")  # innermost column: one side
+                     for kind in ("torch.Tensor", "numpy.ndarray"))
+    for side in (tensor, array):  # all five cells read 2. and are outlined as changed
+        expect(side.locator(".heatmap-label text")).to_have_text(["2."] * 5)
+        expect(side.locator(".layer-above .shapelayer path")).to_have_count(1)
+    page.screenshot(path=ARTIFACTS / "numpy-page.png")
+
+    page.get_by_role("button", name="‹ Back").click()  # before a.add_(1): print(b)
+    expect(page.get_by_text("State after line 6")).to_be_visible()
+    expect(array.locator(".heatmap-label text")).to_have_text(["1."] * 5)
+    expect(array.locator(".layer-above .shapelayer path")).to_have_count(0)
+    page.get_by_role("button", name="Forward ›").click()
+    expect(array.locator(".heatmap-label text")).to_have_text(["2."] * 5)

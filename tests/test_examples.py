@@ -20,7 +20,6 @@ import subprocess
 import sys
 import textwrap
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,31 +35,51 @@ from explorer.examples import EXAMPLES, Example, by_key  # noqa: E402
 SEEDS = ("000", "001", "002", "003", "004")
 ALLOWED_IMPORTS = {"torch", "numpy", "math", "torch.nn.functional"}
 ALLOWED_FROM_IMPORTS = {"__future__": {"print_function"}, "torch.autograd": {"Function"}}
-RESULT_MARKER = "@@EXAMPLE-RESULT@@"
 SUBPROCESS_TIMEOUT = 300
 
-# Runs the program given on stdin with plain ``exec``, seeded the way the app seeds its runs.
-# The program's stdout is left untouched; the outcome goes to stderr after RESULT_MARKER.
+# Reads a JSON list of programs on stdin, imports torch once, and runs each program in a
+# fresh forked process with plain ``exec``, seeded the way the app seeds its runs. Prints a
+# JSON list of {returncode, stdout, stderr, result} in the same order.
 _DRIVER = textwrap.dedent(
     """
-    import json, random, sys, traceback
+    import json, os, random, sys, tempfile, traceback
     import numpy, torch
-    source = sys.stdin.read()
-    torch.manual_seed(0)
-    numpy.random.seed(0)
-    random.seed(0)
-    result = {"ok": True, "type": None, "message": None, "line": None}
-    try:
-        exec(compile(source, "<example>", "exec"), {"__name__": "__main__"})
-    except Exception as exc:
-        frames = traceback.extract_tb(exc.__traceback__)
-        lines = [frame.lineno for frame in frames if frame.filename == "<example>"]
-        result = {"ok": False, "type": type(exc).__name__, "message": str(exc),
-                  "line": lines[-1] if lines else None}
-    sys.stdout.flush()
-    sys.stderr.write("\\n" + MARKER + json.dumps(result) + "\\n")
+
+    def run(source, out, err):
+        os.dup2(out.fileno(), 1)
+        os.dup2(err.fileno(), 2)
+        sys.stdout = open(1, "w", closefd=False)
+        torch.manual_seed(0)
+        numpy.random.seed(0)
+        random.seed(0)
+        result = {"ok": True, "type": None, "message": None, "line": None}
+        try:
+            exec(compile(source, "<example>", "exec"), {"__name__": "__main__"})
+        except Exception as exc:
+            frames = traceback.extract_tb(exc.__traceback__)
+            lines = [frame.lineno for frame in frames if frame.filename == "<example>"]
+            result = {"ok": False, "type": type(exc).__name__, "message": str(exc),
+                      "line": lines[-1] if lines else None}
+        sys.stdout.flush()
+        return result
+
+    runs = []
+    for source in json.load(sys.stdin):
+        with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err, \\
+                tempfile.TemporaryFile("w+") as res:
+            pid = os.fork()
+            if pid == 0:
+                res.write(json.dumps(run(source, out, err)))
+                res.flush()
+                os._exit(0)
+            _, status = os.waitpid(pid, 0)
+            out.seek(0), err.seek(0), res.seek(0)
+            text = res.read()
+            runs.append({"returncode": os.waitstatus_to_exitcode(status), "stdout": out.read(),
+                         "stderr": err.read(), "result": json.loads(text) if text else None})
+    json.dump(runs, sys.__stdout__)
     """
-).replace("MARKER", repr(RESULT_MARKER))
+)
 
 # Outputs printed in the notes themselves (seed 003's notebook, seed 001's well-known values)
 # for programs whose output does not depend on random numbers.
@@ -132,39 +151,20 @@ def assert_same_output(expected: str, actual: str, *, uninitialised: bool) -> No
         assert without_addresses(actual) == without_addresses(expected)
 
 
-def run_plain(code: str) -> PlainRun:
-    """Run ``code`` with plain ``exec`` in a fresh ``sys.executable`` process."""
-    env = dict(os.environ, PYTHONIOENCODING="utf-8")
-    proc = subprocess.run(
-        [sys.executable, "-c", _DRIVER],
-        input=code,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        env=env,
-        cwd=ROOT,
-        timeout=SUBPROCESS_TIMEOUT,
-        check=False,
-    )
-    result = None
-    for line in reversed(proc.stderr.splitlines()):
-        if line.startswith(RESULT_MARKER):
-            result = json.loads(line[len(RESULT_MARKER) :])
-            break
-    return PlainRun(proc.returncode, proc.stdout, proc.stderr, result)
+def run_plain(codes: list[str]) -> list[PlainRun]:
+    """Run each program with plain ``exec``, each in a fresh process (torch imported once)."""
+    proc = subprocess.run([sys.executable, "-c", _DRIVER], input=json.dumps(codes),
+                          capture_output=True, text=True, encoding="utf-8",
+                          env=dict(os.environ, PYTHONIOENCODING="utf-8"), cwd=ROOT,
+                          timeout=SUBPROCESS_TIMEOUT, check=True)
+    return [PlainRun(**run) for run in json.loads(proc.stdout)]
 
 
 @pytest.fixture(scope="session")
 def plain_runs() -> dict[str, tuple[PlainRun, PlainRun]]:
     """Each example run twice under plain PyTorch (the second run checks determinism)."""
-    jobs = [(example.key, example.code) for example in EXAMPLES for _ in range(2)]
-    workers = max(1, min(4, os.cpu_count() or 1))
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        runs = list(pool.map(lambda job: run_plain(job[1]), jobs))
-    pairs: dict[str, tuple[PlainRun, PlainRun]] = {}
-    for index in range(0, len(jobs), 2):
-        pairs[jobs[index][0]] = (runs[index], runs[index + 1])
-    return pairs
+    runs = run_plain([example.code for example in EXAMPLES for _ in range(2)])
+    return {example.key: (runs[2 * i], runs[2 * i + 1]) for i, example in enumerate(EXAMPLES)}
 
 
 def last_code_line(code: str) -> int:

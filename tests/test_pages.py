@@ -60,16 +60,16 @@ def test_playground_runs_the_seed_program_and_shows_its_state() -> None:
 
 def test_step_controls_walk_through_the_statements() -> None:
     at = _run(_playground(), SEED)
-    at.button(key="playground.first").click().run()
+    at.button(key="playground.step.first").click().run()
     assert "State after line 1" in _text(at)
     assert list(at.table[0].value["name"]) == ["● x"]  # new in this step
-    at.button(key="playground.forward").click().run()
+    at.button(key="playground.step.forward").click().run()
     assert "State after line 2" in _text(at)
     assert at.slider(key="playground.step").value == 2
     at.slider(key="playground.step").set_value(4).run()
     assert "State after line 4" in _text(at)
     assert list(at.table[0].value["name"]) == ["x", "y", "z", "● out"]
-    at.button(key="playground.last").click().run()
+    at.button(key="playground.step.last").click().run()
     assert "State after line 6" in _text(at)
 
 
@@ -100,3 +100,62 @@ def test_the_chinese_interface_explains_errors_in_chinese() -> None:
     assert at.error[0].value == "第 2 行出现 RuntimeError"
     assert at.button(key="playground.run").label == "运行"
     assert any("\u4e00" <= ch <= "\u9fff" for ch in at.info[0].value)
+
+
+def test_the_graph_page_draws_the_seed_graph_of_the_last_assigned_tensor() -> None:
+    at = _app()
+    at.switch_page("pages/2_Graph.py").run()
+    at.button(key="graph.run").click().run()
+    assert not at.exception
+    roots = at.multiselect[0]
+    assert roots.value == ["out"] and set(roots.options) == {"x", "y", "z", "out"}
+    viewer = at.get("iframe")[0].proto.srcdoc
+    assert all(label in viewer for label in ("MeanBackward0", "AddBackward0", "AccumulateGrad"))
+    at.button(key="graph.step.first").click().run()
+    assert "No tensor requires grad yet" in _text(at)  # after `import torch`? none yet
+    at.button(key="graph.step.forward").click().run()
+    viewer = at.get("iframe")[0].proto.srcdoc
+    assert "AccumulateGrad" not in viewer and "(2, 2)" in viewer  # just the leaf x
+
+
+def test_the_graph_page_explains_what_detach_leaves_out() -> None:
+    at = _app("zh")
+    at.switch_page("pages/2_Graph.py").run()
+    at.text_area[0].set_value("x = torch.ones(2, requires_grad=True)\nd = x.detach() * 2\n")
+    at.button(key="graph.run").click().run()
+    assert not at.exception
+    assert "不在计算图中：`d`" in _text(at)
+
+
+def test_the_backward_page_replays_the_seed_pass_step_by_step() -> None:
+    at = _app()
+    at.switch_page("pages/5_Backward.py").run()
+    at.button(key="backward.run").click().run()
+    assert not at.exception
+    figure = at.get("plotly_chart")[0].proto.spec
+    assert "step 1 of 5: MeanBackward0" in figure and figure.count('"name":"') >= 5
+    assert "1. `MeanBackward0`" in _text(at)
+    at.button(key="backward.engine.1.last").click().run()
+    assert "5. `AccumulateGrad`" in _text(at)
+    assert "added into the leaf's .grad" in _text(at)
+    assert at.table[0].value.iloc[0][".grad"] == "`[[4.5, 4.5], [4.5, 4.5]]`"
+
+
+def test_the_backward_page_shows_the_vjp_next_to_the_jacobian() -> None:
+    at = _app()
+    at.switch_page("pages/5_Backward.py").run()
+    at.text_area[0].set_value("x = torch.ones(3, requires_grad=True)\ny = x * x\n"
+                              "v = torch.tensor([0.1, 1.0, 0.0001])\ny.backward(v)\n")
+    at.button(key="backward.run").click().run()
+    assert not at.exception
+    assert "Vector–Jacobian product for x" in _text(at)
+    jacobian = at.dataframe[-2].value.to_numpy()
+    assert (jacobian == [[2, 0, 0], [0, 2, 0], [0, 0, 2]]).all()
+
+
+def test_a_program_without_backward_says_so() -> None:
+    at = _app()
+    at.switch_page("pages/5_Backward.py").run()
+    at.text_area[0].set_value("x = torch.ones(3, requires_grad=True)\ny = x * 2\n")
+    at.button(key="backward.run").click().run()
+    assert not at.exception and "never calls backward()" in _text(at)

@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import streamlit as st
 
+from explorer.devices import cuda_devices as ask_cuda_devices
 from explorer.i18n import LANGUAGES, text
 from explorer.limits import Limits
 from explorer.worker import WorkerPool
 
 LIMITS = Limits()
 PAGES = (("streamlit_app.py", "home", ":material/home:"),
-         ("pages/1_Playground.py", "playground", ":material/play_arrow:"))
+         ("pages/1_Playground.py", "playground", ":material/play_arrow:"),
+         ("pages/2_Graph.py", "graph_page", ":material/account_tree:"),
+         ("pages/5_Backward.py", "backward_page", ":material/replay:"),
+         ("pages/3_NumPy.py", "numpy_page", ":material/swap_horiz:"),
+         ("pages/4_Devices.py", "devices_page", ":material/memory:"))
 CSS = """<style>
 textarea { font-family: "Source Code Pro", ui-monospace, monospace !important;
            font-size: .85rem !important; white-space: pre !important; overflow-x: auto; }
@@ -31,9 +36,7 @@ def pool() -> WorkerPool:
 @st.cache_data(show_spinner=False)
 def cuda_devices() -> list[str]:
     """CUDA devices of this machine, asked of a worker (the server never imports PyTorch)."""
-    trace = pool().run("n = torch.cuda.device_count() if torch.cuda.is_available() else 0")
-    count = trace.variables.get("n", {}).get("values", 0) if trace.ok else 0
-    return [f"cuda:{i}" for i in range(count)]
+    return ask_cuda_devices(pool().run)
 
 
 def page(title_key: str) -> None:

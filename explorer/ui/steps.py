@@ -11,9 +11,8 @@ from explorer.present import statement, variable_rows
 from explorer.trace import Trace
 
 
-def step_controls(page: str, trace: Trace, lang: str) -> int:
-    """Python Tutor style controls; returns the chosen step index (0-based)."""
-    key, count = f"{page}.step", len(trace.steps)
+def step_controls(key: str, count: int, lang: str) -> int:
+    """Python Tutor style controls over `count` steps; returns the chosen index (0-based)."""
     st.session_state[key] = max(1, min(st.session_state.get(key, count), count))
 
     def move(to: int) -> None:
@@ -22,7 +21,7 @@ def step_controls(page: str, trace: Trace, lang: str) -> int:
     now = st.session_state[key]
     labels = (("first", 1), ("back", now - 1), ("forward", now + 1), ("last", count))
     for column, (label, to) in zip(st.columns(4), labels, strict=True):
-        column.button(text(label, lang), key=f"{page}.{label}", on_click=move, args=(to,),
+        column.button(text(label, lang), key=f"{key}.{label}", on_click=move, args=(to,),
                       disabled=to == now or not 1 <= to <= count, width="stretch")
     if count > 1:
         st.slider(text("step", lang), 1, count, key=key)
@@ -31,9 +30,9 @@ def step_controls(page: str, trace: Trace, lang: str) -> int:
 
 def show_trace(page: str, trace: Trace, code: str, lang: str) -> None:
     """The run's state at the chosen step: the statement, variables, output; the error."""
-    _error(trace, code, lang)
+    error_panel(trace, code, lang)
     if trace.steps:
-        index = step_controls(page, trace, lang)
+        index = step_controls(f"{page}.step", len(trace.steps), lang)
         step = trace.steps[index]
         st.markdown(f"**{text('after_line', lang, line=step.line)}**")
         st.code(statement(code, step.line, step.end_line), language="python")
@@ -52,7 +51,8 @@ def show_trace(page: str, trace: Trace, code: str, lang: str) -> None:
     st.caption(text("ran_in", lang, device=trace.device, ms=trace.elapsed_ms))
 
 
-def _error(trace: Trace, code: str, lang: str) -> None:
+def error_panel(trace: Trace, code: str, lang: str) -> None:
+    """The run's error, if any: where, PyTorch's own words, and what they mean."""
     error = trace.error
     if error is None:
         return

@@ -1,0 +1,211 @@
+"""The backward pass as a plotly animation that plays in the browser. Pure: no torch.
+
+The picture is graphviz's SVG of the same DOT the graph page shows, laid under the plot;
+the animated overlays sit at graphviz's own coordinates: an orange outline on the node the
+engine runs, green marks on the nodes done, orange edges carrying gradient so far (wider
+for larger gradients), and gold marks on leaves whose `.grad` was written. Frames hold only
+overlay coordinates, and long passes are batched into at most MAX_FRAMES frames.
+"""
+
+from __future__ import annotations
+
+import base64
+import math
+from typing import Any
+
+import plotly.graph_objects as go
+
+from explorer.present import preview
+
+MAX_FRAMES = 120
+WIDTHS = (1.5, 3, 4.5, 6.5)  # edge width for each magnitude class
+ORANGE, GREEN, GOLD = "#f76707", "#2f9e44", "#f2b705"
+
+
+def frames_of(steps: int) -> list[range]:
+    """Which engine steps each frame adds: one each, or batched past MAX_FRAMES."""
+    per = max(1, math.ceil(steps / MAX_FRAMES))
+    return [range(i, min(i + per, steps)) for i in range(0, steps, per)]
+
+
+def figure(call: dict[str, Any], layout: dict[str, Any], svg: str,
+           groups: dict[str, list[str]] | None = None, at: int | None = None,
+           height: int = 640) -> go.Figure:
+    """The animated figure of one recorded backward call over its laid-out graph, showing
+    the state after engine step `at` (0-based; None: before the pass)."""
+    where = _grouped(groups or {})
+    boxes = layout["nodes"]
+    paths: dict[tuple[str, str], list[list[tuple[float, float]]]] = {}
+    for tail, head, points in layout["edges"]:  # parallel edges (y * y) each keep their own
+        paths.setdefault((tail, head), []).append(points)
+    steps = call["steps"]
+    carried = _carried(call, where, paths)
+    top = max((size for edges in carried.values() for _, size in edges), default=1.0) or 1.0
+    x0, _, _, y1 = layout["bb"]
+    fig = go.Figure(data=_base_traces(call, boxes, where))
+    frames, done, edges, leaves = [], [], [[] for _ in WIDTHS], []
+    for number, batch in enumerate(frames_of(len(steps)), start=1):
+        running = [where.get(steps[i]["node"], steps[i]["node"]) for i in batch]
+        done.extend(n for n in running if n in boxes)
+        for i in batch:
+            for points, size in carried.get(i, []):
+                edges[_bucket(size, top)].append(points)
+        written = [g["leaf"] for g in call["leaf_grads"] if g["after"] - 1 in batch]
+        leaves.extend(n for n in written if n in boxes)
+        caption = f"step {batch[-1] + 1} of {len(steps)}: {steps[batch[-1]]['name']}"
+        frames.append(go.Frame(name=str(number), traces=list(range(1, 5 + len(WIDTHS))), data=[
+            _marks(done, boxes, GREEN, "circle", 9),
+            _outline([n for n in running if n in boxes], boxes, ORANGE),
+            _marks(leaves, boxes, GOLD, "star", 14),
+            *(_lines(e, ORANGE, w) for e, w in zip(edges, WIDTHS, strict=True)),
+            _caption(caption, x0, y1)]))
+    fig.frames = frames
+    _layout(fig, layout, svg, [f.name for f in frames], height)
+    if at is not None and frames:
+        shown = next(k for k, batch in enumerate(frames_of(len(steps))) if at in batch)
+        for trace, data in zip(fig.data[1:], frames[shown].data, strict=True):
+            trace.update(data)
+        fig.layout.sliders[0].active = shown
+    elif frames:
+        fig.data[-1].update(_caption("before backward", x0, y1))
+    return fig
+
+
+def _caption(text: str, x: float, y: float) -> go.Scatter:
+    """Which step a frame shows, in the top left corner (a trace, so frames can change it)."""
+    return go.Scatter(x=[x], y=[y], mode="text", text=[f"<b>{text}</b>"], textposition=
+                      "bottom right", textfont={"size": 13}, hoverinfo="skip", showlegend=False)
+
+
+def _grouped(groups: dict[str, list[str]]) -> dict[str, str]:
+    """Node id -> the collapsed group drawn in its place."""
+    return {member: gid for gid, members in groups.items() for member in members}
+
+
+def _carried(call: dict[str, Any], where: dict[str, str],
+             paths: dict[tuple[str, str], list[list[tuple[float, float]]]]) -> dict[int, list]:
+    """step -> [(edge points, gradient norm)] for each edge that step sent gradient along."""
+    out: dict[int, list[tuple[list[tuple[float, float]], float]]] = {}
+
+    def carry(step: int, tail: str, head: str, used: int, norm: float) -> None:
+        candidates = paths.get((tail, head), [])  # graph edges point the forward way
+        if tail != head and candidates:
+            out.setdefault(step, []).append((candidates[used % len(candidates)], norm))
+
+    steps = call["steps"]
+    if steps and steps[0]["grad_outputs"] and steps[0]["grad_outputs"][0]:
+        for root in call["roots"]:  # the gradient the pass starts from, into the root's node
+            carry(0, where.get(steps[0]["node"], steps[0]["node"]), root, 0,
+                  steps[0]["grad_outputs"][0]["norm"])
+    for i, step in enumerate(steps):
+        node = where.get(step["node"], step["node"])
+        count: dict[str, int] = {}
+        for grad in step["grad_inputs"]:
+            if grad and grad.get("to"):
+                target = where.get(grad["to"], grad["to"])
+                carry(i, target, node, count.get(target, 0), grad["norm"])
+                count[target] = count.get(target, 0) + 1
+    for grad in call["leaf_grads"]:  # AccumulateGrad writes .grad into its leaf
+        node = where.get(grad["node"], grad["node"])
+        carry(grad["after"] - 1, grad["leaf"], node, 0, grad["grad"]["norm"])
+    return out
+
+
+def _bucket(size: float, top: float) -> int:
+    """0..3: how large a gradient is next to the largest of this pass (log scale)."""
+    if size <= 0:
+        return 0
+    ratio = math.log10(size / top) if top > 0 else 0.0  # <= 0
+    return max(0, min(len(WIDTHS) - 1, len(WIDTHS) - 1 + math.floor(ratio)))
+
+
+def _base_traces(call: dict[str, Any], boxes: dict[str, tuple], where: dict[str, str]) -> list:
+    hover = _hover(call, where)
+    ids = [n for n in boxes if n in hover]
+    return [
+        go.Scatter(x=[boxes[n][0] for n in ids], y=[boxes[n][1] for n in ids], mode="markers",
+                   marker={"size": 18, "opacity": 0}, hovertext=[hover[n] for n in ids],
+                   hoverinfo="text", showlegend=False, name="nodes"),
+        _marks([], boxes, GREEN, "circle", 9), _outline([], boxes, ORANGE),
+        _marks([], boxes, GOLD, "star", 14), *(_lines([], ORANGE, w) for w in WIDTHS),
+        _caption("", 0, 0)]
+
+
+def _hover(call: dict[str, Any], where: dict[str, str]) -> dict[str, str]:
+    """What each node received and sent, for hovering."""
+    text: dict[str, list[str]] = {}
+    for i, step in enumerate(call["steps"]):
+        node = where.get(step["node"], step["node"])
+        lines = text.setdefault(node, [])
+        lines.append(f"<b>{i + 1}. {step['name']}</b>")
+        for g in step["grad_outputs"]:
+            if g:
+                lines.append(f"in: {preview(g['values'])} ‖{g['norm']:.4g}‖ {g['device']}")
+        for g in step["grad_inputs"]:
+            if g:
+                lines.append(f"→ {g.get('to')}: {preview(g['values'])}")
+    for g in call["leaf_grads"]:
+        text.setdefault(g["leaf"], []).append(f".grad = {preview(g['grad']['values'])}")
+    return {node: "<br>".join(lines[:12]) for node, lines in text.items()}
+
+
+def _marks(nodes: list[str], boxes: dict[str, tuple], colour: str, symbol: str,
+           size: int) -> go.Scatter:
+    """A mark at the top right corner of each node's box."""
+    return go.Scatter(x=[round(boxes[n][0] + boxes[n][2] / 2, 1) for n in nodes],
+                      y=[round(boxes[n][1] + boxes[n][3] / 2, 1) for n in nodes],
+                      mode="markers", marker={"color": colour, "symbol": symbol, "size": size,
+                                              "line": {"width": 1, "color": "white"}},
+                      hoverinfo="skip", showlegend=False)
+
+
+def _outline(nodes: list[str], boxes: dict[str, tuple], colour: str) -> go.Scatter:
+    xs: list[float | None] = []
+    ys: list[float | None] = []
+    for n in nodes:
+        x, y, w, h = boxes[n]
+        left, right, low, high = x - w / 2 - 3, x + w / 2 + 3, y - h / 2 - 3, y + h / 2 + 3
+        xs += [left, right, right, left, left, None]
+        ys += [low, low, high, high, low, None]
+    return go.Scatter(x=xs, y=ys, mode="lines", line={"color": colour, "width": 4},
+                      hoverinfo="skip", showlegend=False)
+
+
+def _lines(paths: list[list[tuple[float, float]]], colour: str, width: float) -> go.Scatter:
+    xs: list[float | None] = []
+    ys: list[float | None] = []
+    for points in paths:
+        xs += [round(p[0], 1) for p in points] + [None]
+        ys += [round(p[1], 1) for p in points] + [None]
+    return go.Scatter(x=xs, y=ys, mode="lines", line={"color": colour, "width": width},
+                      opacity=0.8, hoverinfo="skip", showlegend=False)
+
+
+def _layout(fig: go.Figure, layout: dict[str, Any], svg: str, names: list[str],
+            height: int) -> None:
+    x0, y0, x1, y1 = layout["bb"]
+    image = "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode()
+    pad = 4  # graphviz's margin around the drawing, in points
+    fig.update_layout(
+        height=height, margin={"l": 10, "r": 10, "t": 10, "b": 10}, plot_bgcolor="white",
+        xaxis={"visible": False, "range": [x0 - pad, x1 + pad]},
+        yaxis={"visible": False, "range": [y0 - pad, y1 + pad + 24], "scaleanchor": "x"},
+        images=[{"source": image, "xref": "x", "yref": "y", "x": x0 - pad, "y": y1 + pad,
+                 "sizex": x1 - x0 + 2 * pad, "sizey": y1 - y0 + 2 * pad, "sizing": "stretch",
+                 "layer": "below"}],
+        updatemenus=[{"type": "buttons", "direction": "left", "x": 0, "y": -0.02,
+                      "xanchor": "left", "yanchor": "top", "buttons": [
+                          _play("▶ Play", 700), _play("▶▶ Fast", 250), _play("▶ Slow", 1500),
+                          {"label": "❚❚ Pause", "method": "animate", "args": [[None], {
+                              "mode": "immediate", "frame": {"duration": 0}}]}]}],
+        sliders=[{"active": 0, "x": 0.42, "len": 0.58, "y": -0.02, "yanchor": "top",
+                  "currentvalue": {"visible": False}, "steps": [
+                      {"label": n, "method": "animate", "args": [[n], {
+                          "mode": "immediate", "frame": {"duration": 0, "redraw": False}}]}
+                      for n in names]}])
+
+
+def _play(label: str, duration: int) -> dict[str, Any]:
+    return {"label": label, "method": "animate", "args": [None, {
+        "frame": {"duration": duration, "redraw": False}, "fromcurrent": True,
+        "transition": {"duration": 0}}]}

@@ -1,0 +1,200 @@
+"""Record what the autograd engine really does in a backward pass. Runs in a worker.
+
+While a program runs, `Recorder` wraps `torch.autograd.backward` and `torch.autograd.grad`
+(`Tensor.backward` goes through the first). For each call the program makes, it draws the
+graph before the engine frees anything, hooks every node of it, lets the engine run, and
+keeps, in the engine's own order, each node's incoming gradient (`grad_outputs`, already
+summed where edges meet), what it sent along each edge (`grad_inputs`), and every `.grad`
+it wrote. Nothing is recomputed. The wrapping lives only in the run's own process.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+from collections.abc import Callable
+from contextlib import ExitStack
+from typing import Any
+
+import torch
+
+from explorer.graph import Ids, record
+from explorer.snapshot import tensor_values
+
+MAX_CALLS = 20  # the first and last ten calls of a training loop are kept
+VALUES = 100  # values kept per gradient tensor
+JACOBIAN_MAX = 64  # elements of a root and a leaf for which the full Jacobian is shown
+PROGRAM = "<program>"
+# torch's files between a program's `y.backward()` and torch.autograd.backward.
+TRAMPOLINES = frozenset(os.path.join(os.path.dirname(torch.__file__), *path) for path in (
+    ("_tensor.py",), ("overrides.py",), ("utils", "_device.py")))
+
+
+class Recorder:
+    """Wraps the autograd entry points for one run; `calls` holds what each call did."""
+
+    def __init__(self, variables: Callable[[], dict[str, Any]], ids: Ids,
+                 graphs: list[dict[str, Any]], max_nodes: int) -> None:
+        self.variables = variables
+        self.ids = ids
+        self.graphs = graphs
+        self.max_nodes = max_nodes
+        self.calls: list[dict[str, Any]] = []
+        self.count = 0
+        self._busy = False
+
+    def install(self) -> ExitStack:
+        """Wrap torch.autograd.backward / grad until the returned stack closes."""
+        stack = ExitStack()
+        for name in ("backward", "grad"):
+            original = getattr(torch.autograd, name)
+            setattr(torch.autograd, name, self._wrap(name, original))
+            stack.callback(setattr, torch.autograd, name, original)
+        return stack
+
+    def _wrap(self, kind: str, original: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(original)  # it stands in for torch's function, name and module alike
+        def call(*args: Any, **kwargs: Any) -> Any:
+            if self._busy or not _from_program():
+                return original(*args, **kwargs)
+            self._busy = True
+            try:
+                return self._record(kind, original, args, kwargs)
+            finally:
+                self._busy = False
+        return call
+
+    def _record(self, kind: str, original: Callable[..., Any], args: tuple[Any, ...],
+                kwargs: dict[str, Any]) -> Any:
+        roots = _as_tuple(args[0] if args else kwargs.get("tensors", kwargs.get("outputs")))
+        vector = args[1] if len(args) > 1 else kwargs.get(
+            "grad_tensors" if kind == "backward" else "grad_outputs")
+        self.count += 1
+        call: dict[str, Any] = {"call": self.count, "kind": kind, "steps": [], "leaf_grads": []}
+        variables = self.variables()
+        named = {id(v) for v in variables.values()}
+        extra = {f"root {i}": r for i, r in enumerate(roots) if id(r) not in named}
+        graph = record(variables | extra, self.ids, self.max_nodes)
+        if graph is not None and graph.get("dot"):
+            if not self.graphs or self.graphs[-1] != graph:
+                self.graphs.append(graph)
+            call["graph"] = len(self.graphs) - 1
+        call["roots"] = [self.ids.of_tensor(r) for r in roots]  # output nodes of the graph
+        call["root"] = call["roots"][0] if call["roots"] else None
+        custom = graph is not None and any(n.get("custom") for n in graph["nodes"])
+        call["jacobian"] = [] if custom else _jacobian(roots, _as_tuple(vector), variables)
+        with ExitStack() as hooks:
+            self._hook(roots, call, hooks)
+            try:
+                return original(*args, **kwargs)
+            finally:
+                self._keep(call)
+
+    def _hook(self, roots: tuple[torch.Tensor, ...], call: dict[str, Any],
+              hooks: ExitStack) -> None:
+        """Pre- and post-hooks on every node behind the roots, and on every leaf's .grad."""
+        stack, seen = [r.grad_fn for r in roots if r.grad_fn is not None], set()
+        while stack:
+            node = stack.pop()
+            if node in seen:
+                continue
+            seen.add(node)
+            before, after = self._node_hooks(node, call)
+            hooks.callback(node.register_prehook(before).remove)
+            hooks.callback(node.register_hook(after).remove)
+            variable = getattr(node, "variable", None)
+            if isinstance(variable, torch.Tensor):
+                hooks.callback(variable.register_post_accumulate_grad_hook(
+                    self._leaf_hook(call, node)).remove)
+            stack.extend(u for u, _ in node.next_functions if u is not None)
+
+    def _node_hooks(self, node: Any, call: dict[str, Any]) -> tuple[Callable[..., None],
+                                                                     Callable[..., None]]:
+        """The engine calls `before` as it starts `node` and `after` once it has run."""
+        sid = self.ids.of_fn(node)
+        targets = [self.ids.of_fn(u) if u is not None else None for u, _ in node.next_functions]
+        step: dict[str, Any] = {}
+
+        def before(grad_outputs: tuple[Any, ...]) -> None:
+            step.clear()
+            step.update(node=sid, name=type(node).__name__,
+                        grad_outputs=[_grad(g) for g in grad_outputs],
+                        grad_inputs=[])
+            call["steps"].append(dict(step))
+
+        def after(grad_inputs: tuple[Any, ...], grad_outputs: tuple[Any, ...]) -> None:
+            call["steps"][-1]["grad_inputs"] = [
+                None if g is None else dict(_grad(g) or {}, to=to)
+                for g, to in zip(grad_inputs, targets, strict=False)]
+
+        return before, after
+
+    def _leaf_hook(self, call: dict[str, Any], node: Any) -> Callable[[torch.Tensor], None]:
+        def written(leaf: torch.Tensor) -> None:
+            call["leaf_grads"].append({"node": self.ids.of_fn(node),
+                                       "leaf": self.ids.of_tensor(leaf), "after": len(
+                                           call["steps"]), "grad": _grad(leaf.grad)})
+        return written
+
+    def _keep(self, call: dict[str, Any]) -> None:
+        """Keep the first and the last MAX_CALLS // 2 calls."""
+        self.calls.append(call)
+        if len(self.calls) > MAX_CALLS:
+            del self.calls[MAX_CALLS // 2]
+
+
+def _from_program() -> bool:
+    """Was this call made by the program (directly, or through Tensor.backward and torch's
+    dispatch), rather than by a library function such as autograd.functional.jacobian?"""
+    frame = sys._getframe(2)
+    while frame is not None and frame.f_code.co_filename in TRAMPOLINES:
+        frame = frame.f_back
+    return frame is not None and frame.f_code.co_filename == PROGRAM
+
+
+def _as_tuple(value: Any) -> tuple[Any, ...]:
+    if value is None:
+        return ()
+    return tuple(value) if isinstance(value, list | tuple) else (value,)
+
+
+def _grad(g: Any) -> dict[str, Any] | None:
+    """A gradient as plain data: shape, device, a few statistics and its leading values."""
+    if not isinstance(g, torch.Tensor):
+        return None
+    values, truncated = tensor_values(g, VALUES)
+    flat = g.detach().double().flatten()
+    return {"shape": list(g.shape), "dtype": str(g.dtype), "device": str(g.device),
+            "values": values, "truncated": truncated,
+            "norm": float(flat.norm()) if flat.numel() else 0.0,
+            "max_abs": float(flat.abs().max()) if flat.numel() else 0.0}
+
+
+def _jacobian(roots: tuple[torch.Tensor, ...], vector: tuple[Any, ...],
+              variables: dict[str, Any]) -> list[dict[str, Any]]:
+    """For a small non-scalar root given a gradient v: J for each small leaf, so v @ J shows."""
+    if len(roots) != 1 or roots[0].numel() in (0, 1) or roots[0].numel() > JACOBIAN_MAX:
+        return []
+    root, v = roots[0], vector[0] if vector else None
+    if root.grad_fn is None or not isinstance(v, torch.Tensor):
+        return []
+    leaves = {name: t for name, t in variables.items() if isinstance(t, torch.Tensor)
+              and t.is_leaf and t.requires_grad and 0 < t.numel() <= JACOBIAN_MAX}
+    if not leaves:
+        return []
+    rows: list[tuple[torch.Tensor | None, ...]] = []
+    with torch.no_grad():
+        basis = torch.eye(root.numel(), dtype=root.dtype, device=root.device)
+    for e in basis:
+        rows.append(torch.autograd.grad(root, list(leaves.values()), e.view_as(root),
+                                        retain_graph=True, allow_unused=True))
+    out = []
+    for i, name in enumerate(leaves):
+        if rows[0][i] is None:
+            continue
+        jac = torch.stack([row[i].flatten() for row in rows])  # (root numel, leaf numel)
+        out.append({"leaf": name, "v": tensor_values(v.flatten(), JACOBIAN_MAX)[0],
+                    "jacobian": tensor_values(jac, JACOBIAN_MAX**2)[0],
+                    "vjp": tensor_values(v.flatten().to(jac.dtype) @ jac, JACOBIAN_MAX)[0]})
+    return out

@@ -1,0 +1,226 @@
+"""The grad_fn graph of a program's tensors, drawn as torchviz draws it. Runs in a worker.
+
+`record(variables, ids)` returns {dot, nodes, edges} for the graph behind every tensor
+variable. The DOT is torchviz's picture — its node attributes, colours, labels
+(`torchviz.dot.get_fn_name`) and sizing (`resize_graph`), in the order `make_dot` writes it —
+with two differences: node names are stable ids instead of `id()`s, and the walk is
+iterative, so it survives graphs thousands of ops deep and saved tensors already freed by
+`backward()` (both make `make_dot` raise). tests/test_graph.py checks it against `make_dot`.
+
+Colours (torchviz's): grey backward nodes; blue leaves that require grad (their `.grad` is
+filled by backward); orange saved tensors; green outputs; dark green the base of a view.
+
+Stable ids live with the objects: a backward node keeps its id in its `metadata` dict, a
+tensor in a registry of weak references; an id is never reused for another object.
+"""
+
+from __future__ import annotations
+
+import itertools
+import weakref
+from collections.abc import Iterator
+from typing import Any
+
+import torch
+from graphviz import Digraph
+from torchviz.dot import SAVED_PREFIX, get_fn_name, resize_graph
+
+KEY = "explorer_id"
+NODE_ATTR = dict(style="filled", shape="box", align="left", fontsize="10", ranksep="0.1",
+                 height="0.2", fontname="monospace")  # torchviz's
+FREED = "saved values freed by backward()"
+
+
+class Ids:
+    """Stable ids for the backward nodes and tensors of one run."""
+
+    def __init__(self) -> None:
+        self._count = itertools.count(1)
+        self._tensors: dict[int, tuple[weakref.ref[torch.Tensor], str]] = {}
+
+    def of_fn(self, fn: Any) -> str:
+        if KEY not in fn.metadata:
+            fn.metadata[KEY] = f"n{next(self._count)}"
+        return fn.metadata[KEY]
+
+    def of_tensor(self, t: torch.Tensor) -> str:
+        ref, sid = self._tensors.get(id(t), (None, ""))
+        if ref is None or ref() is not t:
+            sid = f"t{next(self._count)}"
+            self._tensors[id(t)] = (weakref.ref(t), sid)
+        return sid
+
+
+class TooBig(Exception):
+    """The graph has more nodes than a run may draw."""
+
+
+def record(variables: dict[str, Any], ids: Ids, max_nodes: int) -> dict[str, Any] | None:
+    """The graph behind the tensor variables, or None when no variable takes part in one."""
+    roots: dict[int, torch.Tensor] = {}
+    names: dict[int, list[str]] = {}
+    for name, value in variables.items():
+        if isinstance(value, torch.Tensor) and (value.requires_grad or value.grad_fn):
+            roots.setdefault(id(value), value)
+            names.setdefault(id(value), []).append(name)
+    if not roots:
+        return None
+    drawing = _Drawing(ids, {key: " = ".join(n) for key, n in names.items()}, max_nodes)
+    try:
+        return drawing.draw(roots.values())
+    except TooBig:
+        return {"dot": None, "nodes": [], "edges": [],
+                "note": f"The graph has more than {max_nodes:,} nodes; it is not drawn."}
+
+
+class _Drawing:
+    """One graph: torchviz's `make_dot` with stable names, iterative, tolerant of freed buffers."""
+
+    def __init__(self, ids: Ids, names: dict[int, str], max_nodes: int) -> None:
+        self.ids = ids
+        self.names = names
+        self.max_nodes = max_nodes
+        self.dot = Digraph(node_attr=NODE_ATTR, graph_attr=dict(size="12,12"))
+        self.seen: set[int] = set()
+        self.keep: list[Any] = []  # objects whose id() is in `seen` stay alive until the end
+        self.nodes: dict[str, dict[str, Any]] = {}
+        self.edges: list[dict[str, Any]] = []
+
+    def draw(self, roots: Any) -> dict[str, Any]:
+        for t in roots:
+            self._base_tensor(t)
+        resize_graph(self.dot)
+        return {"dot": self.dot.source, "nodes": list(self.nodes.values()), "edges": self.edges}
+
+    def _mark(self, obj: Any) -> bool:
+        """True the first time `obj` is met."""
+        if id(obj) in self.seen:
+            return False
+        if len(self.seen) > self.max_nodes:
+            raise TooBig
+        self.seen.add(id(obj))
+        self.keep.append(obj)
+        return True
+
+    def _base_tensor(self, var: torch.Tensor) -> None:
+        """torchviz's add_base_tensor, its recursion into a view's bases unrolled."""
+        views: list[tuple[str, str]] = []
+        colour = "darkolivegreen1"
+        while self._mark(var):
+            sid = self.ids.of_tensor(var)
+            self._tensor_node(sid, var, self._label(var), colour)
+            if var.grad_fn is not None:
+                self._walk(var.grad_fn)
+                self._edge(self.ids.of_fn(var.grad_fn), sid, "grad")
+            if not var._is_view():
+                break
+            views.append((self.ids.of_tensor(var._base), sid))
+            var, colour = var._base, "darkolivegreen3"
+        for base, view in reversed(views):
+            self._edge(base, view, "view", style="dotted")
+
+    def _walk(self, root: Any) -> None:
+        """torchviz's recursive add_nodes, run with an explicit stack of generators."""
+        stack = [self._fn(root)] if self._mark(root) else []
+        while stack:
+            child = next(stack[-1], None)
+            if child is None:
+                stack.pop()
+            elif self._mark(child):
+                stack.append(self._fn(child))
+
+    def _fn(self, fn: Any) -> Iterator[Any]:
+        sid = self.ids.of_fn(fn)
+        saved = self._saved(fn, sid)
+        variable = getattr(fn, "variable", None)
+        if isinstance(variable, torch.Tensor):
+            self._mark(variable)
+            var_sid = self.ids.of_tensor(variable)
+            self._tensor_node(var_sid, variable, self._label(variable), "lightblue")
+            self._edge(var_sid, sid, "grad")
+        try:
+            label = get_fn_name(fn, True, 50)
+        except RuntimeError:
+            label = type(fn).__name__
+        self.dot.node(sid, label)
+        self.nodes[sid] = {"id": sid, "kind": "backward", "label": label,
+                           "name": type(fn).__name__, "saved": saved,
+                           "custom": isinstance(fn, torch.autograd.function.BackwardCFunction)}
+        for u, _ in getattr(fn, "next_functions", ()):
+            if u is not None:
+                self._edge(self.ids.of_fn(u), sid, "grad")
+                yield u
+        if not hasattr(type(fn), "saved_tensors"):
+            return
+        try:
+            custom, again = fn.saved_tensors, fn.saved_tensors
+        except RuntimeError:
+            saved["saved_tensors"] = FREED
+            return
+        for i, (t, t_again) in enumerate(zip(custom, again, strict=True)):
+            saved[f"saved_tensors[{i}]"] = _describe(t)
+            t_sid = self._saved_id(sid, f"saved_tensors[{i}]", t, t_again)
+            self._edge(t_sid, sid, "saved", dir="none")
+            self._tensor_node(t_sid, t, self._label(t), "orange")
+            self.nodes[t_sid]["custom"] = True  # torchviz always shows these
+
+    def _saved(self, fn: Any, sid: str) -> dict[str, str]:
+        """Draw what a built-in node saved (show_saved) and describe all of it for details."""
+        saved: dict[str, str] = {}
+        for attr in dir(fn):
+            if not attr.startswith(SAVED_PREFIX):
+                continue
+            name = attr.removeprefix(SAVED_PREFIX)
+            try:
+                value, again = getattr(fn, attr), getattr(fn, attr)
+            except RuntimeError:
+                saved[name] = FREED
+                continue
+            self._mark(value)
+            saved[name] = _describe(value)
+            if torch.is_tensor(value):
+                tensors = [(name, value, again)]
+            elif isinstance(value, tuple):
+                tensors = [(f"{name}[{i}]", t, t2) for i, (t, t2) in
+                           enumerate(zip(value, again, strict=True)) if torch.is_tensor(t)]
+            else:
+                tensors = []
+            for label, t, t_again in tensors:
+                t_sid = self._saved_id(sid, label, t, t_again)
+                self._edge(sid, t_sid, "saved", dir="none")
+                self._tensor_node(t_sid, t, self._label(t, label), "orange")
+        return saved
+
+    def _saved_id(self, owner: str, label: str, t: torch.Tensor, again: torch.Tensor) -> str:
+        """A saved tensor that is a live object keeps its own id (torchviz merges it with
+        that tensor's node); one made afresh on every access is named after its owner."""
+        self._mark(t)
+        return self.ids.of_tensor(t) if t is again else f"{owner}.{label}"
+
+    def _label(self, t: torch.Tensor, name: str | None = None) -> str:
+        name = name or self.names.get(id(t), "")
+        return f"{name}\n ({', '.join(str(int(v)) for v in t.size())})"  # torchviz's get_var_name
+
+    def _tensor_node(self, sid: str, t: torch.Tensor, label: str, colour: str) -> None:
+        self.dot.node(sid, label, fillcolor=colour)
+        self.nodes[sid] = {
+            "id": sid, "kind": {"lightblue": "leaf", "orange": "saved", "darkolivegreen1":
+                                "output", "darkolivegreen3": "base"}[colour],
+            "label": label, "colour": colour,
+            "names": self.names[id(t)].split(" = ") if id(t) in self.names else [],
+            "shape": list(t.shape), "dtype": str(t.dtype),
+            "device": str(t.device), "requires_grad": t.requires_grad, "is_leaf": t.is_leaf,
+            "grad_fn": type(t.grad_fn).__name__ if t.grad_fn is not None else None,
+            "version": t._version}
+
+    def _edge(self, src: str, dst: str, kind: str, **attrs: str) -> None:
+        self.dot.edge(src, dst, **attrs)
+        self.edges.append({"src": src, "dst": dst, "kind": kind, "attrs": attrs})
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, torch.Tensor):
+        return f"tensor{tuple(value.shape)} {str(value.dtype).removeprefix('torch.')}"
+    if isinstance(value, tuple) and any(isinstance(v, torch.Tensor) for v in value):
+        return ", ".join(_describe(v) for v in value)
+    return str(value)[:80]

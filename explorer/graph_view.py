@@ -1,0 +1,155 @@
+"""What part of a recorded graph a page draws, and the DOT for it. Pure: no torch, no Streamlit.
+
+A recorded graph ({dot, nodes, edges}, see explorer.graph) holds everything. A view keeps
+the nodes that lead to the chosen output tensors, optionally drops built-in saved tensors
+and backward-node attributes (torchviz's `show_saved` / `show_attrs`), collapses long runs
+of the same op into one group node when the graph is big, and writes DOT in torchviz's
+style with a hover tooltip per node.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from graphviz import Digraph
+
+NODE_ATTR = dict(style="filled", shape="box", align="left", fontsize="10", ranksep="0.1",
+                 height="0.2", fontname="monospace")  # torchviz's node style
+COLLAPSE_ABOVE = 300  # nodes; above this, chains of one op are grouped
+MIN_CHAIN = 4
+
+
+@dataclass
+class View:
+    """The DOT to draw, and what the view left out or grouped."""
+
+    dot: str
+    nodes: dict[str, dict[str, Any]]
+    groups: dict[str, list[str]] = field(default_factory=dict)  # group id -> member ids
+    hidden: int = 0  # nodes not drawn because they do not lead to the chosen outputs
+
+
+def outputs(graph: dict[str, Any]) -> list[dict[str, Any]]:
+    """Tensor nodes that carry a variable's name: the roots a learner can choose."""
+    return [n for n in graph["nodes"] if n.get("names")]
+
+
+def view(graph: dict[str, Any], roots: list[str] | None = None, show_saved: bool = True,
+         show_attrs: bool = True, collapse: bool = True) -> View:
+    """The part of `graph` behind `roots` (node ids; all outputs when None), as DOT."""
+    nodes = {n["id"]: n for n in graph["nodes"]}
+    keep = _behind(graph, roots) if roots else set(nodes)
+    if not show_saved:
+        keep -= {i for i, n in nodes.items() if n["kind"] == "saved" and not n.get("custom")}
+    edges = [e for e in graph["edges"] if e["src"] in keep and e["dst"] in keep]
+    kept = {i: n for i, n in nodes.items() if i in keep}
+    groups: dict[str, list[str]] = {}
+    if collapse and len(kept) > COLLAPSE_ABOVE:
+        kept, edges, groups = _collapse(kept, edges)
+    return View(_dot(kept, edges, show_attrs), kept, groups, hidden=len(nodes) - len(keep))
+
+
+def _behind(graph: dict[str, Any], roots: list[str]) -> set[str]:
+    """Every node with a path to a root, and the saved tensors of the backward nodes kept."""
+    into: dict[str, list[str]] = defaultdict(list)
+    saved: dict[str, list[str]] = defaultdict(list)
+    for e in graph["edges"]:
+        if e["kind"] == "saved":
+            saved[e["src"]].append(e["dst"])
+            saved[e["dst"]].append(e["src"])
+        else:
+            into[e["dst"]].append(e["src"])
+    keep, stack = set(), list(roots)
+    while stack:
+        node = stack.pop()
+        if node not in keep:
+            keep.add(node)
+            stack.extend(into[node])
+    return keep | {s for node in keep for s in saved[node]}
+
+
+def _collapse(nodes: dict[str, dict[str, Any]], edges: list[dict[str, Any]]) -> tuple[
+        dict[str, dict[str, Any]], list[dict[str, Any]], dict[str, list[str]]]:
+    """Group runs of at least MIN_CHAIN backward nodes of one op, each feeding the next, with
+    the tensors they alone saved."""
+    ins: dict[str, list[str]] = defaultdict(list)
+    outs: dict[str, list[str]] = defaultdict(list)
+    saved_by: dict[str, set[str]] = defaultdict(set)  # saved tensor -> nodes that saved it
+    for e in edges:
+        if e["kind"] == "saved":
+            saved, owner = (e["dst"], e["src"]) if nodes[e["dst"]]["kind"] == "saved" else (
+                e["src"], e["dst"])
+            saved_by[saved].add(owner)
+        else:
+            outs[e["src"]].append(e["dst"])
+            ins[e["dst"]].append(e["src"])
+
+    def link(node: str) -> str | None:
+        """The next node of a chain: the one backward node of the same op fed by `node` alone."""
+        if len(outs[node]) != 1:
+            return None
+        nxt = outs[node][0]
+        same = nodes[nxt].get("name") == nodes[node].get("name")
+        return nxt if same and nodes[nxt]["kind"] == "backward" and len(ins[nxt]) == 1 else None
+
+    member_of: dict[str, str] = {}
+    groups: dict[str, list[str]] = {}
+    for start in nodes:
+        if nodes[start]["kind"] != "backward" or any(link(src) == start for src in ins[start]):
+            continue  # not the first node of a chain
+        chain = [start]
+        while (nxt := link(chain[-1])) is not None:
+            chain.append(nxt)
+        if len(chain) >= MIN_CHAIN:
+            gid = f"group{len(groups) + 1}"
+            groups[gid] = chain
+            member_of.update(dict.fromkeys(chain, gid))
+    for saved, owners in saved_by.items():
+        groups_of = {member_of.get(o) for o in owners}
+        if nodes[saved]["kind"] == "saved" and len(groups_of) == 1 and None not in groups_of:
+            member_of[saved] = groups_of.pop()
+    kept = {i: n for i, n in nodes.items() if i not in member_of}
+    for gid, chain in groups.items():
+        name = nodes[chain[0]]["name"]
+        kept[gid] = {"id": gid, "kind": "group", "name": name, "members": chain,
+                     "label": f"{name} × {len(chain)}\n(collapsed chain)"}
+    rewired, seen = [], set()
+    for e in edges:
+        src, dst = member_of.get(e["src"], e["src"]), member_of.get(e["dst"], e["dst"])
+        if src != dst and (src, dst) not in seen:
+            seen.add((src, dst))
+            rewired.append({**e, "src": src, "dst": dst})
+    return kept, rewired, groups
+
+
+def _dot(nodes: dict[str, dict[str, Any]], edges: list[dict[str, Any]],
+         show_attrs: bool) -> str:
+    dot = Digraph(node_attr=NODE_ATTR)
+    for node in nodes.values():
+        label = node["label"] if show_attrs or node["kind"] != "backward" else node["name"]
+        attrs = {"tooltip": tooltip(node)}
+        if node["kind"] == "group":
+            attrs.update(fillcolor="lightgrey", style="filled,dashed")
+        elif node["kind"] != "backward":
+            attrs["fillcolor"] = node["colour"]
+        dot.node(node["id"], label, **attrs)
+    for e in edges:
+        dot.edge(e["src"], e["dst"], **e.get("attrs", {}))
+    size = max(12, len(dot.body) * 0.15)  # torchviz's resize_graph
+    dot.graph_attr.update(size=f"{size},{size}")
+    return dot.source
+
+
+def tooltip(node: dict[str, Any]) -> str:
+    """The details shown when hovering over a node."""
+    if node["kind"] == "group":
+        return f"{len(node['members'])} × {node['name']}, collapsed"
+    if node["kind"] == "backward":
+        lines = [node["name"]] + [f"{k}: {v}" for k, v in node.get("saved", {}).items()]
+        return "\n".join(lines)
+    names = ", ".join(node.get("names", [])) or f"({node['kind']} tensor)"
+    return "\n".join([names, f"shape {tuple(node['shape'])}  {node['dtype']}  {node['device']}",
+                      f"requires_grad={node['requires_grad']}  is_leaf={node['is_leaf']}",
+                      f"grad_fn={node['grad_fn']}  _version={node['version']}"])

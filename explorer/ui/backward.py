@@ -1,0 +1,124 @@
+"""The backward pass on a page: the animation, and a step-by-step panel beside it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from explorer.animation import figure, frames_of
+from explorer.graph_view import view
+from explorer.i18n import text
+from explorer.present import code_span, preview
+from explorer.render import LayoutError, positions, svg
+from explorer.rules import rule
+from explorer.trace import Trace
+from explorer.ui.steps import step_controls
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _layout(dot: str) -> tuple[dict[str, Any], str]:
+    """graphviz's positions and SVG for `dot`, computed once per distinct graph."""
+    return positions(dot), svg(dot)
+
+
+def backward_pass(page: str, trace: Trace, lang: str) -> None:
+    """Pick a recorded backward call and replay it."""
+    if not trace.backward:
+        st.info(text("no_backward", lang))
+        return
+    calls = {f"#{c['call']} ({c['kind']})": c for c in trace.backward}
+    names = list(calls)
+    if len(names) > 1:
+        call = calls[st.selectbox(text("backward_call", lang), names, index=len(names) - 1,
+                                  key=f"{page}.call")]
+    else:
+        call = calls[names[0]]
+    if "graph" not in call or not call["steps"]:
+        st.warning(text("backward_nothing", lang))
+        return
+    graph = trace.graphs[call["graph"]]
+    shown = view(graph, call["roots"], show_saved=False, show_attrs=False)
+    try:
+        with st.spinner(text("laying_out", lang)):
+            layout, picture = _layout(shown.dot)
+    except LayoutError as error:
+        st.error(text("layout_failed", lang, reason=str(error)))
+        return
+    chart = st.container()
+    st.caption(text("animation_help", lang))
+    batches = frames_of(len(call["steps"]))
+    if len(batches) < len(call["steps"]):
+        st.caption(text("batched", lang, steps=len(call["steps"]), frames=len(batches)))
+    index = _step_panel(page, call, graph, lang)
+    chart.plotly_chart(figure(call, layout, picture, shown.groups, at=index),
+                       key=f"{page}.figure", config={"displaylogo": False})
+    _vjp(call, lang)
+
+
+def _step_panel(page: str, call: dict[str, Any], graph: dict[str, Any], lang: str) -> int:
+    """One engine step at a time: the node's rule, what it received and what it sent.
+    Returns the step shown, which the animation above shows too."""
+    st.markdown(f"#### {text('engine_steps', lang)}")
+    key = f"{page}.engine.{call['call']}"
+    st.session_state.setdefault(key, 1)  # start at the first step, so Play runs the whole pass
+    index = step_controls(key, len(call["steps"]), lang)
+    step = call["steps"][index]
+    nodes = {n["id"]: n for n in graph["nodes"]}
+    custom = nodes.get(step["node"], {}).get("custom", False)
+    device = next((g["device"] for g in step["grad_outputs"] if g), "?")
+    st.markdown(f"**{index + 1}. `{step['name']}`** · {text('on_device', lang, device=device)}")
+    st.info(rule(step["name"], lang, custom), icon=":material/functions:")
+    received, sent = st.columns(2)
+    with received:
+        st.markdown(f"**{text('received', lang)}**")
+        for grad in step["grad_outputs"]:
+            _gradient(grad)
+    with sent:
+        st.markdown(f"**{text('sent', lang)}**")
+        for grad in step["grad_inputs"]:
+            if grad:
+                st.caption(f"→ {_name(nodes.get(grad['to'], {}), grad['to'])}")
+                _gradient(grad)
+        if not any(step["grad_inputs"]):
+            st.caption(text("sent_nothing", lang))
+    written = [g for g in call["leaf_grads"] if g["after"] <= index + 1]
+    if written:
+        st.markdown(f"**{text('leaf_grads', lang)}**")
+        latest = {g["leaf"]: g for g in written}
+        st.table([{"leaf": _name(nodes.get(leaf, {}), leaf),
+                   ".grad": code_span(preview(g["grad"]["values"])),
+                   "‖.grad‖": f"{g['grad']['norm']:.4g}"} for leaf, g in latest.items()])
+    return index
+
+
+def _gradient(grad: dict[str, Any] | None) -> None:
+    if not grad:
+        st.caption("None")
+        return
+    values = grad["values"]
+    if isinstance(values, list) and values and isinstance(values[0], list) and not (
+            values[0] and isinstance(values[0][0], list)):
+        st.dataframe(values, width="stretch", height=min(38 + 35 * len(values), 250))
+    else:
+        st.code(str(values), language=None, wrap_lines=True)
+    st.caption(f"shape {tuple(grad['shape'])} · ‖g‖ = {grad['norm']:.4g} · {grad['device']}"
+               + (" · …" if grad["truncated"] else ""))
+
+
+def _name(node: dict[str, Any], fallback: str) -> str:
+    return ", ".join(node.get("names", [])) or node.get("name") or fallback
+
+
+def _vjp(call: dict[str, Any], lang: str) -> None:
+    """For y.backward(v) on a small vector y: v, the full Jacobian, and v @ J."""
+    for item in call.get("jacobian", []):
+        st.markdown(f"#### {text('vjp_title', lang, leaf=item['leaf'])}")
+        st.caption(text("vjp_explain", lang, leaf=item["leaf"]))
+        v, jac, result = st.columns([1, 3, 1])
+        v.markdown("**v**")
+        v.dataframe([[x] for x in item["v"]], width="stretch")
+        jac.markdown("**J = ∂y/∂" + item["leaf"] + "**")
+        jac.dataframe(item["jacobian"], width="stretch")
+        result.markdown("**vᵀ J**")
+        result.dataframe([[x] for x in item["vjp"]], width="stretch")

@@ -1,0 +1,141 @@
+"""Showing a graph: SVG with pan and zoom, node details, downloads."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from explorer.graph_view import View, outputs, view
+from explorer.i18n import text
+from explorer.present import code_span
+from explorer.render import LayoutError, svg
+from explorer.trace import Trace
+
+# Drag to pan, wheel to zoom, double-click to fit: a few lines, no library, works offline.
+PAN_ZOOM = """
+<div id="box" style="width:100%;height:@HEIGHT@px;overflow:hidden;cursor:grab;
+     border:1px solid #ddd;border-radius:6px;background:#fff">@SVG@</div>
+<script>
+const box = document.getElementById("box"), svg = box.querySelector("svg");
+svg.removeAttribute("width"); svg.removeAttribute("height");
+svg.style.width = "100%"; svg.style.height = "100%";
+const full = svg.viewBox.baseVal, r0 = box.getBoundingClientRect();
+// Fit big graphs to the box, but never draw a small one larger than its natural size.
+const fw = Math.max(full.width, r0.width * 0.75), fh = Math.max(full.height, r0.height * 0.75);
+const fit = [full.x - (fw - full.width) / 2, full.y - (fh - full.height) / 2, fw, fh];
+let [x, y, w, h] = fit, drag = null;
+const show = () => svg.setAttribute("viewBox", `${x} ${y} ${w} ${h}`);
+box.addEventListener("wheel", e => {
+  e.preventDefault();
+  const r = box.getBoundingClientRect(), k = e.deltaY > 0 ? 1.15 : 1 / 1.15;
+  const px = x + w * (e.clientX - r.left) / r.width, py = y + h * (e.clientY - r.top) / r.height;
+  x = px - (px - x) * k; y = py - (py - y) * k; w *= k; h *= k; show();
+}, {passive: false});
+box.addEventListener("mousedown", e => { drag = [e.clientX, e.clientY, x, y]; });
+window.addEventListener("mouseup", () => { drag = null; });
+box.addEventListener("mousemove", e => {
+  if (!drag) return;
+  const r = box.getBoundingClientRect();
+  x = drag[2] - (e.clientX - drag[0]) * w / r.width;
+  y = drag[3] - (e.clientY - drag[1]) * h / r.height; show();
+});
+box.addEventListener("dblclick", () => { [x, y, w, h] = fit; show(); });
+show();
+</script>"""
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def layout(dot: str) -> str:
+    """SVG for `dot`, laid out once per distinct DOT text."""
+    return svg(dot)
+
+
+def show_graph(view: View, lang: str, key: str, height: int = 560) -> None:
+    """The graph with pan/zoom and hover details, then downloads and a node inspector."""
+    try:
+        with st.spinner(text("laying_out", lang)):
+            picture = layout(view.dot)
+    except LayoutError as error:
+        st.error(text("layout_failed", lang, reason=str(error)))
+        return
+    # Our viewer and graphviz's SVG (it escapes every label): no markup from the program.
+    st.iframe(PAN_ZOOM.replace("@HEIGHT@", str(height)).replace("@SVG@", picture),
+              height=height + 10)
+    st.caption(text("graph_help", lang))
+    left, right = st.columns(2)
+    left.download_button(text("download_svg", lang), picture, "autograd-graph.svg",
+                         "image/svg+xml", key=f"{key}.svg", width="stretch")
+    right.download_button(text("download_dot", lang), view.dot, "autograd-graph.dot",
+                          "text/vnd.graphviz", key=f"{key}.dot", width="stretch")
+    _inspector(view, lang, key)
+
+
+def _inspector(view: View, lang: str, key: str) -> None:
+    choices = list(view.nodes)
+    chosen = st.selectbox(text("node_details", lang), choices, index=None, key=f"{key}.node",
+                          format_func=lambda i: _title(view.nodes[i]), placeholder="—")
+    if chosen is not None:
+        st.table([{"": k, " ": code_span(str(v))} for k, v in _details(view.nodes[chosen])])
+
+
+def _title(node: dict[str, Any]) -> str:
+    if node["kind"] in ("backward", "group"):
+        return f"{node['name']} ({node['id']})"
+    return f"{', '.join(node.get('names', [])) or node['kind']} ({node['id']})"
+
+
+def _details(node: dict[str, Any]) -> list[tuple[str, Any]]:
+    if node["kind"] == "group":
+        return [("op", node["name"]), ("nodes", len(node["members"]))]
+    if node["kind"] == "backward":
+        rows = [("op", node["name"]), ("custom Function", node.get("custom", False))]
+        return rows + [(f"saved: {k}", v) for k, v in node.get("saved", {}).items()]
+    return [("tensor", ", ".join(node.get("names", [])) or node["kind"]),
+            *((k, node[k]) for k in ("shape", "dtype", "device", "requires_grad", "is_leaf",
+                                      "grad_fn", "version"))]
+
+
+def graph_at_step(page: str, trace: Trace, index: int, lang: str) -> None:
+    """The graph after step `index`: root choice, options, picture, and what is not in it."""
+    step = trace.steps[index]
+    outside = [name for name, info in step.variables.items()
+               if info["kind"] == "tensor" and not info["requires_grad"]]
+    if outside:
+        st.caption(text("not_in_graph", lang, names=", ".join(f"`{n}`" for n in outside)))
+    if step.graph is None:
+        st.info(text("no_graph", lang))
+        return
+    graph = trace.graphs[step.graph]
+    if graph.get("note"):
+        st.warning(text("graph_note", lang, note=graph["note"]))
+        return
+    named = {name: node["id"] for node in outputs(graph) for name in node["names"]}
+    default = _latest(trace, index, named) or next(iter(named), None)
+    options = st.columns([2, 1, 1])
+    roots = options[0].multiselect(text("roots", lang), list(named), key=f"{page}.roots.{index}",
+                                   default=[default] if default else [])
+    saved = options[1].toggle(text("show_saved", lang), True, key=f"{page}.saved")
+    attrs = options[2].toggle(text("show_attrs", lang), True, key=f"{page}.attrs")
+    expand = st.session_state.get(f"{page}.expand", False)
+    shown = view(graph, [named[r] for r in roots] or None, saved, attrs, collapse=not expand)
+    if shown.groups or expand:
+        members = sum(len(m) for m in shown.groups.values())
+        if shown.groups:
+            st.caption(text("collapsed", lang, chains=len(shown.groups), nodes=members))
+        st.checkbox(text("expand", lang), key=f"{page}.expand")
+    show_graph(shown, lang, key=page)
+
+
+def _latest(trace: Trace, index: int, named: dict[str, str]) -> str | None:
+    """The variable in the graph assigned most recently, up to step `index` (a new `.grad`
+    or an in-place change does not count: the variable still holds the same tensor)."""
+    def holds(info: dict[str, Any] | None) -> Any:
+        return info and (info.get("memory"), info.get("shape"), info.get("grad_fn"))
+
+    for i in range(index, -1, -1):
+        before = trace.steps[i - 1].variables if i else {}
+        for name, info in trace.steps[i].variables.items():
+            if name in named and holds(before.get(name)) != holds(info):
+                return name
+    return None

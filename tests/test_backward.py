@@ -1,0 +1,184 @@
+"""The backward pass as the engine really ran it, and the animation made from it."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from explorer.animation import MAX_FRAMES, figure, frames_of
+from explorer.execute import execute
+from explorer.graph_view import view
+from explorer.render import positions, svg
+from explorer.rules import rule
+
+SEED = ("x = torch.ones(2, 2, requires_grad=True)\ny = x + 2\nz = y * y * 3\nout = z.mean()\n"
+        "out.backward()\n")
+MY_RELU = """
+class MyReLU(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, input):
+        ctx.save_for_backward(input)
+        return input.clamp(min=0)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        print("my backward ran")
+        input, = ctx.saved_tensors
+        grad_input = grad_output.clone()
+        grad_input[input < 0] = 0
+        return grad_input
+"""
+
+
+def _values(grad: dict) -> np.ndarray:
+    return np.array(grad["values"], dtype=float)
+
+
+def test_the_seed_pass_in_engine_order_with_the_engines_values() -> None:
+    trace = execute(SEED)
+    (call,) = trace.backward
+    steps = call["steps"]
+    assert [s["name"] for s in steps] == ["MeanBackward0", "MulBackward0", "MulBackward0",
+                                          "AddBackward0", "AccumulateGrad"]
+    received = [float(_values(s["grad_outputs"][0]).flat[0]) for s in steps]
+    assert received == [1.0, 0.25, 0.75, 4.5, 4.5]
+    into_add = [g for g in steps[2]["grad_inputs"] if g and g["to"] == steps[3]["node"]]
+    assert [float(_values(g).flat[0]) for g in into_add] == [2.25, 2.25]  # summed to 4.5
+    (written,) = call["leaf_grads"]
+    assert np.all(_values(written["grad"]) == 4.5) and written["after"] == 5
+    graph_ids = {n["id"] for n in trace.graphs[call["graph"]]["nodes"]}
+    assert {s["node"] for s in steps} <= graph_ids and call["root"] in graph_ids
+
+
+def test_the_vector_jacobian_product_equals_the_leaf_gradient() -> None:
+    code = ("x = torch.randn(3, requires_grad=True)\ny = x * 2\nwhile y.data.norm() < 1000:\n"
+            "    y = y * 2\nv = torch.tensor([0.1, 1.0, 0.0001])\ny.backward(v)\n")
+    trace = execute(code)
+    (item,) = trace.backward[0]["jacobian"]
+    v, jac = np.array(item["v"]), np.array(item["jacobian"])
+    recorded = _values(trace.backward[0]["leaf_grads"][0]["grad"])
+    np.testing.assert_allclose(v @ jac, recorded, rtol=1e-6)
+    np.testing.assert_allclose(recorded, trace.variables["x"]["grad"])
+    torch.manual_seed(0)  # the same program in plain PyTorch, for an independent Jacobian
+    x = torch.randn(3)
+
+    def f(t: torch.Tensor) -> torch.Tensor:
+        y = t * 2
+        while y.data.norm() < 1000:
+            y = y * 2
+        return y
+
+    np.testing.assert_allclose(jac, torch.autograd.functional.jacobian(f, x).numpy())
+
+
+def test_a_vector_without_gradient_is_refused_and_nothing_runs() -> None:
+    trace = execute("x = torch.ones(3, requires_grad=True)\ny = x * 2\ny.backward()\n")
+    assert "grad can be implicitly created only for scalar outputs" in trace.error["message"]
+    assert trace.backward[0]["steps"] == [] and trace.backward[0]["leaf_grads"] == []
+
+
+def test_gradients_accumulate_across_calls_until_zeroed() -> None:
+    code = SEED.replace("out.backward()", "out.backward(retain_graph=True)\n"
+                        "out.backward(retain_graph=True)\nx.grad.zero_()\nout.backward()")
+    trace = execute(code)
+    assert trace.ok, trace.error
+    written = [float(_values(c["leaf_grads"][0]["grad"]).flat[0]) for c in trace.backward]
+    assert written == [4.5, 9.0, 4.5]
+
+
+def test_backward_twice_without_retain_graph_fails_with_an_explanation() -> None:
+    trace = execute(SEED + "out.backward()\n")
+    assert trace.error["line"] == 6
+    assert "retain_graph" in trace.error["explanation"]["en"]
+    assert len(trace.backward) == 2 and len(trace.backward[0]["steps"]) == 5
+
+
+def test_non_leaf_grad_is_none_unless_retained() -> None:
+    trace = execute(SEED)
+    assert trace.variables["y"]["grad"] is None and trace.variables["x"]["grad"] is not None
+    kept = execute(SEED.replace("out = z.mean()", "y.retain_grad()\nout = z.mean()"))
+    assert np.all(np.array(kept.variables["y"]["grad"]) == 4.5)
+
+
+def test_a_custom_function_runs_its_own_backward_in_the_pass() -> None:
+    code = MY_RELU + ("x = torch.tensor([-1.0, 2.0], requires_grad=True)\n"
+                      "s = (MyReLU.apply(x) * 3).sum()\ns.backward()\n")
+    trace = execute(code)
+    assert trace.stdout == "my backward ran\n"
+    names = [s["name"] for s in trace.backward[0]["steps"]]
+    assert "MyReLUBackward" in names
+    assert trace.variables["x"]["grad"] == [0.0, 3.0]
+    assert "you wrote" in rule("MyReLUBackward", custom=True)
+
+
+def test_autograd_grad_is_recorded_and_library_internals_are_not() -> None:
+    code = ("x = torch.ones(2, requires_grad=True)\ny = (x ** 3).sum()\n"
+            "g, = torch.autograd.grad(y, x)\n"
+            "j = torch.autograd.functional.jacobian(lambda t: t * 2, torch.ones(3))\n")
+    trace = execute(code)
+    assert [c["kind"] for c in trace.backward] == ["grad"]
+    assert trace.variables["g"]["values"] == [3.0, 3.0]
+    assert trace.backward[0]["leaf_grads"] == []  # grad() returns, it writes no .grad
+
+
+def test_a_long_training_loop_keeps_the_first_and_last_calls() -> None:
+    code = ("w = torch.ones(3, requires_grad=True)\nfor i in range(30):\n"
+            "    loss = (w * 2).sum()\n    loss.backward()\n")
+    trace = execute(code)
+    assert [c["call"] for c in trace.backward] == [*range(1, 11), *range(21, 31)]
+    assert any("30 times" in note for note in trace.notes)
+
+
+def test_every_rule_names_the_ops_the_lessons_use() -> None:
+    for name in ("AddBackward0", "SubBackward0", "MulBackward0", "DivBackward0", "PowBackward0",
+                 "MeanBackward0", "SumBackward0", "MmBackward0", "ReluBackward0",
+                 "ClampMinBackward0", "SigmoidBackward0", "TanhBackward0", "ExpBackward0",
+                 "LogBackward0", "ViewBackward0", "ExpandBackward0", "IndexBackward0",
+                 "AccumulateGrad"):
+        assert "chain rule for its op" not in rule(name), name
+        assert rule(name, "zh") != rule(name)
+
+
+def _figure(trace: dict, at: int | None = None) -> tuple:
+    call = trace.backward[0]
+    shown = view(trace.graphs[call["graph"]], call["roots"], show_saved=False,
+                 show_attrs=False)
+    return call, figure(call, positions(shown.dot), svg(shown.dot), shown.groups, at=at)
+
+
+def test_the_animation_highlights_each_node_as_the_engine_runs_it() -> None:
+    trace = execute(SEED)
+    call, fig = _figure(trace)
+    layout = positions(view(trace.graphs[call["graph"]], call["roots"], show_saved=False,
+                            show_attrs=False).dot)
+    assert len(fig.frames) == 5
+    for frame, step in zip(fig.frames, call["steps"], strict=True):
+        outline = frame.data[1]
+        x, y, _, _ = layout["nodes"][step["node"]]
+        xs = [v for v in outline.x if v is not None]
+        assert min(xs) < x < max(xs), step["name"]
+        assert step["name"] in frame.data[-1].text[0]
+    assert len(fig.frames[-1].data[2].x) == 1  # the gold star on x
+    _, at_two = _figure(trace, at=1)
+    assert at_two.layout.sliders[0].active == 1 and "MulBackward0" in at_two.data[-1].text[0]
+
+
+def test_a_1000_node_pass_is_batched_into_a_small_figure() -> None:
+    code = ("x = torch.ones(4, requires_grad=True)\ny = x\nfor i in range(1000):\n"
+            "    y = y * 1.001\nout = y.sum()\nout.backward()\n")
+    trace = execute(code)
+    call, fig = _figure(trace)
+    assert len(call["steps"]) == 1002  # SumBackward0, 1000 × MulBackward0, AccumulateGrad
+    assert len(fig.frames) == len(frames_of(1002)) <= MAX_FRAMES
+    size = len(json.dumps(fig.to_plotly_json(), default=str))
+    assert size < 3_000_000, size
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
+def test_each_step_says_it_ran_on_cuda() -> None:
+    trace = execute(SEED, device="cuda")
+    assert {g["device"] for s in trace.backward[0]["steps"] for g in s["grad_outputs"] if g} == {
+        "cuda:0"}

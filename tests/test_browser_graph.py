@@ -1,0 +1,27 @@
+"""The graph page in headless Chromium: the SVG a person sees, with the expected labels."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.conftest import ARTIFACTS
+
+pytestmark = pytest.mark.browser
+
+
+def test_the_graph_page_shows_the_seed_graph_as_svg(page: Any, app_url: str) -> None:
+    page.goto(f"{app_url}/Graph")
+    page.get_by_role("button", name="Run").click()
+    frame = page.frame_locator("iframe").first
+    svg = frame.locator("svg")
+    expect(svg).to_be_visible()
+    for label in ("MeanBackward0", "MulBackward0", "AddBackward0", "AccumulateGrad", "out"):
+        expect(svg.get_by_text(label, exact=True).first).to_be_visible()
+    expect(svg.locator("g.node")).to_have_count(7)  # x, 5 backward nodes, out
+    page.screenshot(path=ARTIFACTS / "graph-page.png")
+
+    page.get_by_role("button", name="« First").click()
+    expect(page.get_by_text("No tensor requires grad yet")).to_be_visible()

@@ -1,0 +1,223 @@
+"""The autograd graph: the same picture as torchviz, stable ids, views of it, layout."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from collections import Counter
+from typing import Any
+
+import pytest
+import torch
+from torchviz import make_dot
+
+from explorer.execute import execute
+from explorer.graph import Ids, record
+from explorer.graph_view import COLLAPSE_ABOVE, outputs, view
+from explorer.render import LayoutError, svg
+
+SEED = ("import torch\nx = torch.ones(2, 2, requires_grad=True)\ny = x + 2\nz = y * y * 3\n"
+        "out = z.mean()\nout.backward()\nprint(x.grad)\n")
+MY_RELU = """
+class MyReLU(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, input):
+        ctx.save_for_backward(input)
+        return input.clamp(min=0)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        input, = ctx.saved_tensors
+        grad_input = grad_output.clone()
+        grad_input[input < 0] = 0
+        return grad_input
+"""
+
+
+class _ReLU(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx: Any, i: torch.Tensor) -> torch.Tensor:
+        ctx.save_for_backward(i)
+        return i.clamp(min=0)
+
+    @staticmethod
+    def backward(ctx: Any, g: torch.Tensor) -> torch.Tensor:
+        (i,) = ctx.saved_tensors
+        return g * (i > 0)
+
+
+def _programs() -> dict[str, dict[str, Any]]:
+    x = torch.ones(2, 2, requires_grad=True)
+    y = x + 2
+    z = y * y * 3
+    seed = {"x": x, "y": y, "z": z, "out": z.mean()}
+    w = torch.randn(3, 2, requires_grad=True)
+    h = torch.randn(4, 3).mm(w)
+    e = _ReLU.apply(h).exp()
+    v, t, c = e[:, 0], e.t(), torch.cat([e, e])
+    views = {"w": w, "h": h, "e": e, "v": v, "t": t, "c": c, "loss": c.sum() + v.sum()}
+    a = torch.randn(3, requires_grad=True)
+    aliases = {"a": a, "b": a, "q": (a * 2).sigmoid(), "k": torch.ones(3)}
+    return {"seed": seed, "custom-views-cat": views, "aliases": aliases}
+
+
+def _normalise(dot: str) -> str:
+    """Node names replaced by their order of first appearance."""
+    names: dict[str, str] = {}
+    return re.sub(r'(?m)(?<=^\t)(?:"[^"]+"|\w+)|(?<=-> )(?:"[^"]+"|\w+)',
+                  lambda m: names.setdefault(m[0], f"N{len(names)}"), dot)
+
+
+@pytest.mark.parametrize("name", list(_programs()))
+def test_the_dot_is_torchvizs_own_picture(name: str) -> None:
+    variables = _programs()[name]
+    ours = record(variables, Ids(), 20_000)
+    assert ours is not None
+    tensors = {id(v): v for v in variables.values()
+               if isinstance(v, torch.Tensor) and (v.requires_grad or v.grad_fn is not None)}
+    names = {key: " = ".join(n for n, v in variables.items() if v is t)
+             for key, t in tensors.items()}
+    theirs = make_dot(tuple(tensors.values()), params={names[k]: t for k, t in tensors.items()},
+                      show_attrs=True, show_saved=True)
+    assert _normalise(ours["dot"]) == _normalise(theirs.source)
+
+
+def test_the_seed_graph_has_exactly_pytorchs_nodes_named_after_the_variables() -> None:
+    trace = execute(SEED)
+    graph = trace.graph
+    backward = Counter(n["name"] for n in graph["nodes"] if n["kind"] == "backward")
+    assert backward == {"MeanBackward0": 1, "MulBackward0": 2, "AddBackward0": 1,
+                        "AccumulateGrad": 1}
+    leaves = [n for n in graph["nodes"] if n["kind"] == "leaf"]
+    assert [n["names"] for n in leaves] == [["x"]]
+    assert leaves[0]["requires_grad"] and leaves[0]["is_leaf"]
+    assert {name for n in outputs(graph) for name in n["names"]} == {"x", "y", "z", "out"}
+    assert 'label="out\n ()"' in graph["dot"]
+
+
+def test_node_ids_are_stable_from_step_to_step() -> None:
+    trace = execute(SEED)
+    first = trace.graphs[trace.steps[2].graph]  # after `y = x + 2`
+    ids = {n["name"] if n["kind"] == "backward" else n["label"]: n["id"]
+           for n in first["nodes"]}
+    last = {n["name"] if n["kind"] == "backward" else n["label"]: n["id"]
+            for n in trace.graph["nodes"]}
+    assert ids["AddBackward0"] == last["AddBackward0"]
+    assert ids["AccumulateGrad"] == last["AccumulateGrad"]
+    assert len({s.graph for s in trace.steps[1:]}) == len(trace.graphs)  # one per change
+
+
+def test_the_graph_grows_statement_by_statement() -> None:
+    trace = execute(SEED)
+    sizes = [0 if s.graph is None else len(trace.graphs[s.graph]["nodes"]) for s in trace.steps]
+    assert sizes[0] == 0  # `import torch`
+    assert sizes[1:5] == sorted(sizes[1:5]) and sizes[1] < sizes[4]
+
+
+def test_a_custom_function_is_its_own_node_with_its_saved_tensor() -> None:
+    code = MY_RELU + "x = torch.randn(4, requires_grad=True)\nh = x * 2\ny = MyReLU.apply(h)\n"
+    graph = execute(code).graph
+    node = next(n for n in graph["nodes"] if n["kind"] == "backward" and n["custom"])
+    assert node["name"] == "MyReLUBackward"
+    assert node["saved"] == {"saved_tensors[0]": "tensor(4,) float32"}
+    saved = [e["src"] for e in graph["edges"] if e["dst"] == node["id"] and e["kind"] == "saved"]
+    assert saved and saved[0] in {n["id"] for n in graph["nodes"] if n.get("names") == ["h"]}
+
+
+def test_after_backward_freed_buffers_are_described_where_torchviz_raises() -> None:
+    x = torch.randn(4, requires_grad=True)
+    s = (_ReLU.apply(x * 2) ** 2).sum()
+    s.backward()
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        make_dot(s)
+    code = MY_RELU + ("x = torch.randn(4, requires_grad=True)\ny = MyReLU.apply(x * 2)\n"
+                      "s = (y * y).sum()\ns.backward()\n")
+    trace = execute(code)
+    assert trace.ok, trace.error
+    saved = {k: v for n in trace.graph["nodes"] if n["kind"] == "backward"
+             for k, v in n["saved"].items()}
+    assert saved["saved_tensors"] == "saved values freed by backward()"
+    assert saved["self"] == "saved values freed by backward()"  # PowBackward0's
+
+
+def test_detach_and_no_grad_leave_tensors_out_of_the_graph() -> None:
+    code = ("x = torch.ones(3, requires_grad=True)\nd = (x * 2).detach()\n"
+            "with torch.no_grad():\n    n = x * 3\ny = x * 4\n")
+    graph = execute(code).graph
+    named = {name for node in graph["nodes"] for name in node.get("names", [])}
+    assert named == {"x", "y"}
+
+
+def test_in_place_ops_bump_the_version_shown_in_the_graph() -> None:
+    code = ("x = torch.ones(3, requires_grad=True)\ny = x * 2\nz = y.sigmoid()\n"
+            "y.add_(1)\n")
+    trace = execute(code)
+    before = trace.graphs[trace.steps[2].graph]
+    after = trace.graph
+    version = {n["names"][0]: n["version"] for n in after["nodes"] if n.get("names")}
+    assert version["y"] == 1
+    assert {n["names"][0]: n["version"] for n in before["nodes"] if n.get("names")}["y"] == 0
+
+
+def test_define_by_run_the_graph_length_follows_the_data() -> None:
+    code = ("x = torch.randn(3, requires_grad=True)\ny = x * 2\nn = 1\n"
+            "while y.data.norm() < 1000:\n    y = y * 2\n    n += 1\n")
+    for seed in (0, 1, 2):
+        trace = execute(code, seed=seed)
+        muls = sum(n.get("name") == "MulBackward0" for n in trace.graph["nodes"])
+        assert muls == trace.variables["n"]["values"]
+
+
+def test_a_3000_op_loop_is_drawn_where_torchviz_overflows() -> None:
+    code = ("x = torch.ones(1, requires_grad=True)\ny = x\nfor i in range(3000):\n"
+            "    y = y * 1.001\n")
+    trace = execute(code)
+    assert trace.ok
+    graph = trace.graph
+    assert sum(n.get("name") == "MulBackward0" for n in graph["nodes"]) == 3000
+    y = torch.ones(1, requires_grad=True)
+    for _ in range(3000):
+        y = y * 1.001
+    with pytest.raises(RecursionError):
+        make_dot(y)
+    full = view(graph, collapse=False)
+    assert len(full.nodes) == len(graph["nodes"])
+    small = view(graph)
+    assert len(graph["nodes"]) > COLLAPSE_ABOVE
+    assert [len(m) for m in small.groups.values()] == [3000]
+    assert len(small.nodes) < 10
+    assert "MulBackward0 × 3000" in svg(small.dot)
+
+
+def test_a_view_keeps_what_leads_to_the_chosen_output() -> None:
+    code = "a = torch.ones(2, requires_grad=True)\nb = a * 3\nc = b.exp()\nd = a + 1\n"
+    graph = execute(code).graph
+    node_of = {name: n["id"] for n in outputs(graph) for name in n["names"]}
+    only_c = view(graph, [node_of["c"]])
+    names = {n.get("name") for n in only_c.nodes.values()}
+    assert {"ExpBackward0", "MulBackward0", "AccumulateGrad"} <= names
+    assert "AddBackward0" not in names and only_c.hidden > 0
+    assert any(n["kind"] == "saved" for n in only_c.nodes.values())
+    plain = view(graph, [node_of["c"]], show_saved=False, show_attrs=False)
+    assert not any(n["kind"] == "saved" for n in plain.nodes.values())
+    assert "----" not in plain.dot and "----" in only_c.dot
+
+
+def test_svg_layout_with_graphviz_and_a_clear_error_for_bad_dot() -> None:
+    picture = svg(view(execute(SEED).graph).dot)
+    assert picture.lstrip().startswith("<?xml") and "MeanBackward0" in picture
+    with pytest.raises(LayoutError):
+        svg("digraph { this is not dot")
+
+
+def test_the_cli_json_carries_the_graph_with_torchvizs_node_set(tmp_path: Any) -> None:
+    program = tmp_path / "seed.py"
+    program.write_text(SEED)
+    done = subprocess.run([sys.executable, "-m", "explorer", "run", str(program), "--json"],
+                          capture_output=True, text=True, timeout=120, check=True)
+    graph = json.loads(done.stdout)["graph"]
+    in_dot = set(re.findall(r"(?m)^\t(\w+) \[", graph["dot"])) - {"graph", "node"}
+    assert in_dot == {n["id"] for n in graph["nodes"]}
+    assert all(e["src"] in in_dot and e["dst"] in in_dot for e in graph["edges"])

@@ -1,0 +1,373 @@
+"""The sandbox: what a learner's program may do, and how the rest is refused.
+
+`sandbox.prepare` checks a program before anything runs; the runtime guards (`explorer.guards`)
+catch what only shows while it runs. Programs run in-process through `execute`, so every case
+here is fast and needs no worker. Each refusal names its line and says why in plain words.
+"""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+import torch
+
+from explorer import sandbox
+from explorer.execute import execute
+from explorer.guards import Guards, Output
+from explorer.limits import Limits, LoopLimit
+from explorer.sandbox import Refused
+from explorer.trace import Trace
+
+LIMITS = Limits(time_s=2)
+
+
+def run(code: str) -> Trace:
+    return execute(code, limits=LIMITS)
+
+
+def ok(code: str) -> Trace:
+    trace = run(code)
+    assert trace.ok, trace.error
+    return trace
+
+
+def values(trace: Trace, name: str) -> object:
+    return trace.variables[name]["values"]
+
+
+# --- the teaching subset runs ------------------------------------------------------------------
+
+
+def test_assignments_loops_and_branches() -> None:
+    trace = ok(
+        "a, b = 1, 2.5\n"
+        "a += 3\n"
+        "c = [0, 0, 0]\n"
+        "c[1] = 7\n"
+        "d = {'k': 1}\n"
+        "d['k'] += 1\n"
+        "total = 0\n"
+        "for i in range(5):\n"
+        "    if i % 2 == 0:\n"
+        "        total += i\n"
+        "    else:\n"
+        "        continue\n"
+        "n = 0\n"
+        "while n < 3:\n"
+        "    n += 1\n"
+    )
+    assert values(trace, "a") == 4
+    assert values(trace, "b") == 2.5
+    assert values(trace, "c") == "[0, 7, 0]"
+    assert values(trace, "d") == "{'k': 2}"
+    assert values(trace, "total") == 0 + 2 + 4
+    assert values(trace, "n") == 3
+
+
+def test_functions_lambdas_comprehensions_and_strings() -> None:
+    trace = ok(
+        "def g(t, k=1):\n"
+        "    return t + k\n"
+        "f = lambda t: t * 2\n"
+        "sq = [i * i for i in range(4)]\n"
+        "pos = {c: i for i, c in enumerate('ab')}\n"
+        "a, b = 4, 2.5\n"
+        "print(f'{a} {b:.1f}', '{} {:.2f}'.format(a, b), g(1), f(3), sq, pos)\n"
+    )
+    assert trace.stdout == "4 2.5 4 2.50 2 6 [0, 1, 4, 9] {'a': 0, 'b': 1}\n"
+    assert trace.variables["g"]["kind"] == "function"
+
+
+def test_grad_modes_and_catching_a_pytorch_error() -> None:
+    trace = ok(
+        "x = torch.ones(2, requires_grad=True)\n"
+        "with torch.no_grad():\n"
+        "    y = x * 2\n"
+        "with torch.enable_grad():\n"
+        "    z = x * 2\n"
+        "try:\n"
+        "    torch.ones(2, 3) @ torch.ones(2, 3)\n"
+        "except RuntimeError as e:\n"
+        "    msg = str(e)\n"
+        "print('caught' if 'cannot be multiplied' in msg else 'missed')\n"
+    )
+    assert trace.variables["y"]["requires_grad"] is False
+    assert trace.variables["z"]["requires_grad"] is True
+    assert trace.variables["z"]["grad_fn"] == "MulBackward0"
+    assert trace.stdout == "caught\n"
+
+
+def test_the_allowed_imports() -> None:
+    trace = ok(
+        "from __future__ import print_function\n"
+        "import torch\n"
+        "import numpy as np\n"
+        "import math\n"
+        "import torch.nn.functional as F\n"
+        "from torch.autograd import Function\n"
+        "import torch.nn as nn\n"
+        "print(F.relu(torch.tensor([-1.0, 2.0])).tolist(), math.sqrt(16), np.arange(4).sum())\n"
+        "print(Function is torch.autograd.Function, nn.Linear is torch.nn.Linear)\n"
+        "print(torch.__version__)\n"
+    )
+    assert trace.stdout == f"[0.0, 2.0] 4.0 6\nTrue True\n{torch.__version__}\n"
+
+
+def test_numpy_reductions() -> None:
+    # ndarray.sum() imports numpy's helpers from C through the caller's builtins.
+    trace = ok("a = np.arange(6.0).reshape(2, 3)\ns = a.sum()\nm = a.mean(axis=0)\n")
+    assert values(trace, "s") == 15.0
+    assert values(trace, "m") == [1.5, 2.5, 3.5]
+
+
+def test_custom_autograd_function() -> None:
+    trace = ok(
+        "class MyReLU(torch.autograd.Function):\n"
+        "    @staticmethod\n"
+        "    def forward(ctx, input):\n"
+        "        ctx.save_for_backward(input)\n"
+        "        return input.clamp(min=0)\n"
+        "\n"
+        "    @staticmethod\n"
+        "    def backward(ctx, grad_output):\n"
+        "        input, = ctx.saved_tensors\n"
+        "        grad_input = grad_output.clone()\n"
+        "        grad_input[input < 0] = 0\n"
+        "        return grad_input\n"
+        "\n"
+        "x = torch.tensor([-1.0, 2.0, -3.0, 4.0], requires_grad=True)\n"
+        "y = MyReLU.apply(x)\n"
+        "y.sum().backward()\n"
+    )
+    assert values(trace, "y") == [0.0, 2.0, 0.0, 4.0]
+    assert trace.variables["x"]["grad"] == [0.0, 1.0, 0.0, 1.0]
+    assert trace.variables["y"]["grad_fn"] == "MyReLUBackward"
+    assert trace.variables["MyReLU"]["kind"] == "class"
+
+
+def test_module_subclass() -> None:
+    trace = ok(
+        "class Net(torch.nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.fc = torch.nn.Linear(2, 1)\n"
+        "\n"
+        "    def forward(self, x):\n"
+        "        return self.fc(x)\n"
+        "\n"
+        "net = Net()\n"
+        "out = net(torch.ones(3, 2))\n"
+        "n_params = len(list(net.parameters()))\n"
+    )
+    assert trace.variables["net"]["kind"] == "module"
+    assert trace.variables["out"]["shape"] == [3, 1]
+    assert trace.variables["out"]["grad_fn"] == "AddmmBackward0"
+    assert values(trace, "n_params") == 2
+
+
+def test_teaching_private_attributes() -> None:
+    trace = ok(
+        "x = torch.ones(3)\n"
+        "v0 = x._version\n"
+        "x.add_(1)\n"
+        "v1 = x._version\n"
+        "a = torch.tensor([1.0, 2.0], requires_grad=True)\n"
+        "y = a * a\n"
+        "saved = y.grad_fn._saved_self\n"
+    )
+    assert (values(trace, "v0"), values(trace, "v1")) == (0, 1)
+    assert values(trace, "saved") == [1.0, 2.0]
+
+
+# --- refusals ----------------------------------------------------------------------------------
+
+# Two harmless lines first, so the bad statement sits on line 3 and the line number is checked.
+PRE = "x = torch.ones(2, requires_grad=True)\na = np.ones(2)\n"
+FILES = "reaches files, processes or native code"
+OUTSIDE = "outside the sandbox"
+NOT_A_CLASS = "must subclass torch.autograd.Function or torch.nn.Module"
+
+# Refused by `sandbox.prepare`, before anything runs: (id, code, type, line, reason).
+STATIC = [
+    ("import-os", PRE + "import os", "Refused", 3, "import of `os` is not allowed"),
+    ("import-subprocess", PRE + "import subprocess", "Refused", 3, "`subprocess` is not allowed"),
+    ("from-os", PRE + "from os import system", "Refused", 3, "import of `os` is not allowed"),
+    ("__import__", PRE + "__import__('os')", "Refused", 3, "dunder names"),
+    ("class-bases", PRE + "().__class__.__bases__", "Refused", 3, "`.__bases__`"),
+    ("__dict__", PRE + "x.__dict__", "Refused", 3, "`.__dict__`"),
+    ("torch.load", PRE + "torch.load('x')", "Refused", 3, FILES),
+    ("torch.save", PRE + "torch.save(x, 'f')", "Refused", 3, "`.save` " + FILES),
+    ("np.load", PRE + "np.load('f', allow_pickle=True)", "Refused", 3, "`.load` " + FILES),
+    ("np.fromfile", PRE + "np.fromfile('f')", "Refused", 3, "`.fromfile` " + FILES),
+    ("tofile", PRE + "a.tofile('f')", "Refused", 3, "`.tofile` " + FILES),
+    ("np.memmap", PRE + "np.memmap('f')", "Refused", 3, "`.memmap` " + FILES),
+    ("torch.hub", PRE + "torch.hub.load('repo', 'model')", "Refused", 3, FILES),
+    ("torch.ops", PRE + "torch.ops.aten", "Refused", 3, "`.ops` " + FILES),
+    ("cpp_extension", PRE + "torch.utils.cpp_extension", "Refused", 3, FILES),
+    ("torch.jit", PRE + "torch.jit.script", "Refused", 3, "`.jit` " + FILES),
+    ("torch.compile", PRE + "torch.compile(len)", "Refused", 3, "`.compile` " + FILES),
+    ("profiler-trace", PRE + "p.export_chrome_trace('f')", "Refused", 3, FILES),
+    ("profiler-legacy", PRE + "torch.autograd.profiler_legacy.profile()", "Refused", 3, FILES),
+    ("checkpoint-reader", PRE + "torch.serialization.get_unsafe_globals_in_checkpoint('f')",
+     "Refused", 3, FILES),
+    ("ctypes", PRE + "a.ctypes", "Refused", 3, "`.ctypes` " + FILES),
+    ("untyped_storage", PRE + "x.untyped_storage()", "Refused", 3, FILES),
+    ("storage", PRE + "x.storage()", "Refused", 3, "`.storage` " + FILES),
+    ("class-no-base", PRE + "class A: pass", "Refused", 3, NOT_A_CLASS),
+    ("metaclass", PRE + "class A(torch.nn.Module, metaclass=type): pass", "Refused", 3,
+     "`metaclass=`"),
+    ("bare-except", PRE + "try:\n    pass\nexcept:\n    pass", "Refused", 5, "bare `except:`"),
+    ("yield", PRE + "(lambda: (yield))", "Refused", 3, "generators"),
+    ("global", PRE + "global x", "Refused", 3, "`global`"),
+    ("async", PRE + "async def f(): pass", "Refused", 3, "async code"),
+    ("reserved-call", PRE + "__ae_tick__()", "Refused", 3, "reserved by the explorer"),
+    ("dunder-method", PRE + "class N(torch.nn.Module):\n    def __repr__(self):\n"
+     "        return 'n'", "Refused", 4, "`__repr__`"),
+    ("nonlocal", PRE + "def f():\n    nonlocal x", "Refused", 4, "`nonlocal`"),
+    ("import-star", PRE + "from torch import *", "Refused", 3, "`import *`"),
+    ("syntax", PRE + "y = (1,\n", "SyntaxError", 3, "never closed"),
+]
+
+# Only the runtime guards can tell: `prepare` lets these through. The `*-helper` rows are what
+# torch 2.13's own modules import (`operator.attrgetter`...), each a way out of the sandbox. The
+# NameError rows are builtins that are simply not there.
+RUNTIME = [
+    ("torch.os", PRE + "torch.os.system('id')", "Refused", 3, "the module `os`"),
+    ("torch.builtins", PRE + "torch.builtins", "Refused", 3, "the module `builtins`"),
+    ("torch.sys", PRE + "torch.sys.modules", "Refused", 3, "the module `sys`"),
+    ("torch.cuda.os", PRE + "torch.cuda.os", "Refused", 3, "the module `os`"),
+    ("format-class", PRE + "'{0.__class__}'.format(1)", "Refused", 3, "format field"),
+    ("format-private", PRE + "'{0._version}'.format(x)", "Refused", 3, "private attribute"),
+    ("type-3-args", PRE + "type('A', (), {})", "Refused", 3, "making classes"),
+    ("metaclass-by-type", PRE + "type(type(1))", "Refused", 3, "making classes"),
+    ("metaclass-by-attr", PRE + "torch.autograd.function.FunctionMeta", "Refused", 3, OUTSIDE),
+    ("set-class-attr", PRE + "torch.Tensor.add = None", "Refused", 3, "read-only"),
+    ("set-module-attr", PRE + "np.pi = 3", "Refused", 3, "read-only"),
+    ("patch-functional", PRE + "torch.nn.functional.relu = print", "Refused", 3, "read-only"),
+    ("operator-helper", PRE + "torch.autograd.profiler_util.attrgetter('__globals__')",
+     "Refused", 3, "`operator`"),
+    ("functools-helper", PRE + "torch.optim.lr_scheduler.wraps", "Refused", 3, "`functools`"),
+    ("ctypes-helper", PRE + "torch.xpu.pointer", "Refused", 3, "`_ctypes`"),
+    ("storage-class", PRE + "torch.UntypedStorage(1).type('os.getpid')", "Refused", 3,
+     "raw storage"),
+    ("class-object-base", PRE + "class A(object): pass", "NameError", 3, "'object'"),
+    ("exec", PRE + "exec('1')", "Refused", 3, "`exec` is not available"),
+    ("eval", PRE + "eval('1')", "Refused", 3, "`eval` is not available"),
+    ("open", PRE + "open('f')", "Refused", 3, "`open` is not available"),
+    ("getattr", PRE + "getattr(x, 'y')", "Refused", 3, "`getattr` is not available"),
+    ("vars", PRE + "vars()", "Refused", 3, "`vars` is not available"),
+    ("globals", PRE + "globals()", "Refused", 3, "`globals` is not available"),
+    ("huge-power", PRE + "10**10**10", "NumberLimit", 3, "more than a million bits"),
+    ("huge-shift", PRE + "1 << 10**9", "NumberLimit", 3, "more than a million bits"),
+    ("huge-pow-call", PRE + "pow(10, 10**10)", "NumberLimit", 3, "more than a million bits"),
+    ("endless-loop", PRE + "while True: pass", "LoopLimit", 3, "loop iterations"),
+    ("swallowed-limit", PRE + "while True:\n    try:\n        while True:\n            pass\n"
+     "    except Exception:\n        pass", "LoopLimit", 6, "loop iterations"),
+    ("huge-comprehension", PRE + "[i for i in range(10**8)]", "LoopLimit", 3,
+     "loop iterations"),
+    ("recursion", PRE + "def f(n):\n    return f(n + 1)\nf(0)", "RecursionError", 4,
+     "keeps calling itself"),
+]
+
+# Names the rewrite introduces: a program can neither call nor replace them. (id, code, line)
+RESERVED = [
+    ("assign", "print('ran')\n__ae_tick__ = None", 2),
+    ("def", "print('ran')\ndef __ae_tick__():\n    pass", 2),
+    ("argument", "print('ran')\nf = lambda __ae_iter__: 0", 2),
+    ("loop-target", "print('ran')\nfor __ae_attr__ in range(3):\n    pass", 2),
+    ("import-as", "print('ran')\nimport torch as __ae_import__", 2),
+    ("except-as", "print('ran')\ntry:\n    pass\nexcept RuntimeError as __ae_x__:\n    pass", 4),
+    ("keyword", "print('ran')\nprint(1, __ae_settable__=2)", 2),
+]
+
+
+def _params(table: list[tuple[str, str, str, int, str]]) -> list[object]:
+    return [pytest.param(*row[1:], id=row[0]) for row in table]
+
+
+@pytest.mark.parametrize(("code", "kind", "line", "reason"), _params(STATIC + RUNTIME))
+def test_refused(code: str, kind: str, line: int, reason: str) -> None:
+    trace = run(code)
+    assert trace.ok is False
+    assert trace.error is not None
+    assert (trace.error["type"], trace.error["line"]) == (kind, line), trace.error
+    assert reason in trace.error["message"]
+
+
+@pytest.mark.parametrize(("code", "kind", "line", "reason"), _params(STATIC))
+def test_refused_before_running(code: str, kind: str, line: int, reason: str) -> None:
+    expected = SyntaxError if kind == "SyntaxError" else Refused
+    with pytest.raises(expected) as caught:
+        sandbox.prepare(code)
+    assert caught.value.lineno == line if kind == "SyntaxError" else caught.value.line == line
+    # And nothing of the program ran: the harmless first lines left no variables behind.
+    assert run(code).steps == []
+
+
+@pytest.mark.parametrize(("code", "kind", "line", "reason"), _params(RUNTIME))
+def test_passes_the_static_check(code: str, kind: str, line: int, reason: str) -> None:
+    sandbox.prepare(code)  # the runtime guards are what stop these
+    steps = run(code).steps
+    assert [step.line for step in steps[:2]] == [1, 2]  # the lines before the bad one ran
+    assert all(step.line < line for step in steps)
+
+
+@pytest.mark.parametrize(("code", "line"), [pytest.param(*row[1:], id=row[0]) for row in RESERVED])
+def test_guards_cannot_be_replaced(code: str, line: int) -> None:
+    trace = run(code)
+    assert trace.error is not None
+    assert (trace.error["type"], trace.error["line"]) == ("Refused", line)
+    assert "reserved by the explorer" in trace.error["message"]
+    assert trace.stdout == "" and trace.steps == []
+
+
+def test_refusal_messages_are_readable() -> None:
+    trace = run(PRE + "torch.os.system('id')")
+    assert trace.error is not None
+    assert trace.error["message"] == ("`.os` leads to the module `os`, which is outside the "
+                                      "sandbox")
+    error = run(PRE + "import os").error
+    assert error is not None and "available: math, numpy" in error["message"]
+
+
+def test_a_swallowed_limit_is_raised_again() -> None:
+    # `except Exception` cannot catch a limit (a BaseException), but should a library turn it
+    # into an ordinary error, the guards remember it: every later turn and `check` raise again.
+    guards = Guards(Limits(loop_iterations=3), Output(100))
+    for _ in range(3):
+        guards.tick()
+    for _ in range(2):
+        with pytest.raises(LoopLimit):
+            guards.tick()
+    with pytest.raises(LoopLimit):
+        guards.check()
+
+
+def test_the_rewrite_routes_loops_through_the_guards() -> None:
+    tree = sandbox.prepare("for i in range(3):\n    pass\nwhile False:\n    pass\n").tree
+    calls = {node.func.id for node in ast.walk(tree)
+             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)}
+    assert "__ae_tick__" in calls
+    first = [loop.body[0] for loop in tree.body]
+    assert all(ast.unparse(stmt) == "__ae_tick__()" for stmt in first)
+
+
+# --- how a program is read ---------------------------------------------------------------------
+
+
+def test_full_width_punctuation_is_read_as_ascii() -> None:
+    trace = ok("x = torch.rand（5,3)\n")
+    assert trace.variables["x"]["shape"] == [5, 3]
+    assert any("Full-width" in note for note in trace.notes)
+
+
+def test_ascii_program_has_no_notes() -> None:
+    assert ok("x = torch.rand(5, 3)\n").notes == []
+
+
+def test_syntax_error_reports_its_line() -> None:
+    trace = run("a = 1\nb = 2\nc = a +* b\n")
+    assert trace.ok is False and trace.error is not None
+    assert (trace.error["type"], trace.error["line"]) == ("SyntaxError", 3)
+    assert trace.error["message"] == "invalid syntax"

@@ -1,0 +1,186 @@
+"""The real process pool: every run in a fresh child of the zygote, limits enforced from outside.
+
+These tests start real processes (a zygote that imports PyTorch, one child per run), so they
+take a few seconds each; nothing is mocked.
+"""
+
+from __future__ import annotations
+
+import resource
+import threading
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+import torch
+
+from explorer.limits import Limits
+from explorer.worker import WorkerPool
+
+TIME_S = 2.0
+LIMITS = Limits(time_s=TIME_S)
+SEED = (
+    "x = torch.ones(2, 2, requires_grad=True)\n"
+    "y = x + 2\n"
+    "z = y * y * 3\n"
+    "out = z.mean()\n"
+    "out.backward()\n"
+)
+
+
+@pytest.fixture(scope="module")
+def pool() -> Iterator[WorkerPool]:
+    pool = WorkerPool(size=2, limits=LIMITS)
+    assert pool.run("pass").ok  # the zygote is up: later timings measure runs only
+    yield pool
+    pool.close()
+
+
+def assert_works(pool: WorkerPool) -> None:
+    trace = pool.run("print(6 * 7)")
+    assert trace.ok, trace.error
+    assert trace.stdout == "42\n"
+
+
+def zygote_processes(pool: WorkerPool) -> list[int]:
+    """The zygote and its children: every process started for this pool's socket."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            cmdline = (proc / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if pool._socket.encode() in cmdline:
+            found.append(int(proc.name))
+    return found
+
+
+def wait_until(condition: Callable[[], bool], timeout_s: float = 10.0) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_seed_program(pool: WorkerPool) -> None:
+    trace = pool.run(SEED)
+    assert trace.ok, trace.error
+    assert trace.variables["x"]["grad"] == [[4.5, 4.5], [4.5, 4.5]]
+    assert trace.variables["out"]["grad_fn"] == "MeanBackward0"
+    assert [step.line for step in trace.steps] == [1, 2, 3, 4, 5]
+    assert trace.elapsed_ms > 0
+
+
+def test_runs_do_not_share_state(pool: WorkerPool) -> None:
+    # Each run is a fresh fork: a global change in one run is gone in the next one, and it
+    # never reaches this process.
+    assert pool.run("torch.set_default_dtype(torch.float64)\nx = torch.ones(1)\n") \
+        .variables["x"]["dtype"] == "torch.float64"
+    assert pool.run("x = torch.ones(1)\n").variables["x"]["dtype"] == "torch.float32"
+    assert torch.get_default_dtype() == torch.float32
+
+
+def test_memory_exhaustion_stays_in_the_child(pool: WorkerPool) -> None:
+    address_space = resource.getrlimit(resource.RLIMIT_AS)
+    trace = pool.run("a = 1\nx = torch.ones(20000, 20000)\n")  # 1.6 GB, over the 1 GiB cap
+    assert trace.error is not None
+    assert (trace.error["type"], trace.error["line"]) == ("MemoryLimit", 2)
+    assert "memory limit" in trace.error["message"]
+    assert trace.variables["a"]["values"] == 1  # what ran before is still described
+    peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    assert peak_kib < 1_500_000, "the 1.6 GB tensor must not have been made in this process"
+    assert resource.getrlimit(resource.RLIMIT_AS) == address_space  # the cap is the child's
+    assert_works(pool)
+
+
+# The programs from the issue: each gives a clear error in time and leaves the pool working.
+BAD_PROGRAMS = [
+    pytest.param("torch.ones(100000, 100000)", "MemoryLimit", "memory limit", id="40GB"),
+    pytest.param("while True: pass", "LoopLimit", "loop iterations", id="endless-loop"),
+    pytest.param("__import__('os')", "Refused", "dunder names", id="__import__"),
+    pytest.param("torch.load('x')", "Refused", "`.load` reaches files", id="torch.load"),
+    pytest.param("().__class__.__bases__", "Refused", "`.__bases__`", id="class-bases"),
+]
+
+
+@pytest.mark.parametrize(("code", "kind", "reason"), BAD_PROGRAMS)
+def test_bad_program_fails_cleanly(pool: WorkerPool, code: str, kind: str, reason: str) -> None:
+    started = time.monotonic()
+    trace = pool.run(code)
+    elapsed = time.monotonic() - started
+    assert trace.ok is False and trace.error is not None
+    assert trace.error["type"] == kind
+    assert reason in trace.error["message"]
+    assert elapsed < TIME_S + 3
+    assert_works(pool)
+
+
+def test_uninterruptible_run_is_killed(pool: WorkerPool) -> None:
+    # 2**62 additions in one C call: the child's clock cannot interrupt it, the pool kills it.
+    started = time.monotonic()
+    trace = pool.run("a = 1\ntorch.ones(1).expand(2**62).sum()\n")
+    assert TIME_S <= time.monotonic() - started < TIME_S + 3
+    assert trace.error is not None
+    assert trace.error["type"] == "TimeLimit"
+    assert "stopped after 2 s" in trace.error["message"]
+    # The child was killed, not left spinning: only the zygote remains.
+    assert pool._zygote is not None
+    assert wait_until(lambda: zygote_processes(pool) == [pool._zygote.pid])
+    assert_works(pool)
+
+
+def test_zygote_is_restarted_after_it_dies(pool: WorkerPool) -> None:
+    zygote = pool._zygote
+    assert zygote is not None
+    zygote.kill()
+    zygote.wait()
+    assert_works(pool)
+    assert pool._zygote is not None and pool._zygote.pid != zygote.pid
+    assert pool._zygote.poll() is None
+
+
+def test_concurrent_runs(pool: WorkerPool) -> None:
+    codes = [f"x = torch.full((2,), {n}.0, requires_grad=True)\n(x * x).sum().backward()\n"
+             f"print({n})\n" for n in range(4)]
+    with ThreadPoolExecutor(max_workers=4) as threads:
+        traces = list(threads.map(pool.run, codes))
+    assert [t.ok for t in traces] == [True] * 4
+    assert [t.stdout for t in traces] == [f"{n}\n" for n in range(4)]
+    assert [t.variables["x"]["grad"] for t in traces] == [[2.0 * n] * 2 for n in range(4)]
+
+
+def test_server_secrets_do_not_reach_the_zygote(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("EXPLORER_TEST_SECRET", "s3cret")
+    fresh = WorkerPool(size=1, limits=LIMITS)
+    try:
+        assert_works(fresh)
+        assert fresh._zygote is not None
+        environ = Path(f"/proc/{fresh._zygote.pid}/environ").read_bytes().split(b"\0")
+        assert any(item.startswith(b"PATH=") for item in environ)  # really its environment
+        assert not any(b"EXPLORER_TEST_SECRET" in item or b"s3cret" in item for item in environ)
+    finally:
+        fresh.close()
+
+
+def test_close_leaves_nothing_behind() -> None:
+    fresh = WorkerPool(size=1, limits=Limits(time_s=30))
+    assert_works(fresh)
+    assert fresh._zygote is not None
+    zygote_pid, tmp = fresh._zygote.pid, Path(fresh._dir.name)
+    assert (tmp / "zygote.sock").exists()
+
+    # A run still going when the pool closes: its child must end with the zygote.
+    late = threading.Thread(target=fresh.run, args=("import time\ntime.sleep(25)\n",))
+    late.start()
+    assert wait_until(lambda: len(zygote_processes(fresh)) == 2)
+    fresh.close()
+    late.join(timeout=10)
+
+    assert not late.is_alive()
+    assert not Path(f"/proc/{zygote_pid}").exists()
+    assert not tmp.exists()
+    assert wait_until(lambda: zygote_processes(fresh) == [])
