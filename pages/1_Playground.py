@@ -2,19 +2,11 @@
 
 import streamlit as st
 
-from explorer.i18n import text
-from explorer.ui.common import device, lang, page
-from explorer.ui.editor import editor
+from explorer.ui.common import lang
+from explorer.ui.editor import editor_page
 from explorer.ui.steps import show_trace
 
-page("playground")
-st.title(text("playground", lang()))
-st.caption(text("playground_intro", lang()))
-left, right = st.columns([1, 2], gap="medium")
-with left:
-    trace = editor("playground", lang(), device())
-with right:
-    if trace is None:
-        st.info(text("press_run", lang()))
-    else:
+trace, state = editor_page("playground", "playground", "playground_intro")
+if trace is not None:
+    with state:
         show_trace("playground", trace, st.session_state["playground.code"], lang())

@@ -3,21 +3,14 @@
 import streamlit as st
 
 from explorer.i18n import text
-from explorer.ui.common import device, lang, page
-from explorer.ui.editor import editor
+from explorer.ui.common import lang
+from explorer.ui.editor import editor_page
 from explorer.ui.graph import graph_at_step
 from explorer.ui.steps import error_panel, step_controls
 
-page("graph_page")
-st.title(text("graph_page", lang()))
-st.caption(text("graph_intro", lang()))
-left, right = st.columns([1, 2], gap="medium")
-with left:
-    trace = editor("graph", lang(), device())
-with right:
-    if trace is None:
-        st.info(text("press_run", lang()))
-    else:
+trace, state = editor_page("graph", "graph_page", "graph_intro")
+if trace is not None:
+    with state:
         error_panel(trace, st.session_state["graph.code"], lang())
         if trace.steps:
             index = step_controls("graph.step", len(trace.steps), lang())

@@ -16,6 +16,8 @@ from typing import IO, Any
 import pytest
 from playwright.sync_api import expect
 
+from explorer.worker import WorkerPool
+
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "artifacts"  # server log and screenshots of the browser tests
 expect.set_options(timeout=20_000)  # two cores shared with a worker pool: be patient
@@ -24,6 +26,14 @@ CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update",
                  "--disable-sync"]
+
+
+@pytest.fixture(scope="module")
+def pool() -> Iterator[WorkerPool]:
+    """A real worker pool with the app's limits."""
+    workers = WorkerPool(size=2)
+    yield workers
+    workers.close()
 
 
 def _free_port() -> int:

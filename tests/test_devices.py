@@ -11,7 +11,6 @@ import json
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -40,12 +39,6 @@ z = moved + y
 a = z.to("cpu", torch.double)
 """
 
-
-@pytest.fixture(scope="module")
-def pool() -> Iterator[WorkerPool]:
-    pool = WorkerPool(size=2)
-    yield pool
-    pool.close()
 
 
 @pytest.fixture(scope="module")

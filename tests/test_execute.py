@@ -10,14 +10,7 @@ import torch
 from explorer.execute import execute
 from explorer.limits import Limits
 from explorer.trace import Trace
-
-SEED = (
-    "x = torch.ones(2, 2, requires_grad=True)\n"
-    "y = x + 2\n"
-    "z = y * y * 3\n"
-    "out = z.mean()\n"
-    "out.backward()\n"
-)
+from tests.programs import SEED
 
 
 def run(code: str, **kwargs: object) -> Trace:

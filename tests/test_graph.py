@@ -17,23 +17,10 @@ from explorer.execute import execute
 from explorer.graph import Ids, record
 from explorer.graph_view import COLLAPSE_ABOVE, outputs, view
 from explorer.render import LayoutError, svg
+from tests.programs import MY_RELU
+from tests.programs import SEED as PLAIN_SEED
 
-SEED = ("import torch\nx = torch.ones(2, 2, requires_grad=True)\ny = x + 2\nz = y * y * 3\n"
-        "out = z.mean()\nout.backward()\nprint(x.grad)\n")
-MY_RELU = """
-class MyReLU(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, input):
-        ctx.save_for_backward(input)
-        return input.clamp(min=0)
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        input, = ctx.saved_tensors
-        grad_input = grad_output.clone()
-        grad_input[input < 0] = 0
-        return grad_input
-"""
+SEED = "import torch\n" + PLAIN_SEED + "print(x.grad)\n"
 
 
 class _ReLU(torch.autograd.Function):

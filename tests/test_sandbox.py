@@ -227,6 +227,12 @@ STATIC = [
     ("nonlocal", PRE + "def f():\n    nonlocal x", "Refused", 4, "`nonlocal`"),
     ("import-star", PRE + "from torch import *", "Refused", 3, "`import *`"),
     ("syntax", PRE + "y = (1,\n", "SyntaxError", 3, "never closed"),
+    ("exec", PRE + "exec('1')", "Refused", 3, "`exec` is not available"),
+    ("eval", PRE + "eval('1')", "Refused", 3, "`eval` is not available"),
+    ("open", PRE + "open('f')", "Refused", 3, "`open` is not available"),
+    ("getattr", PRE + "getattr(x, 'y')", "Refused", 3, "`getattr` is not available"),
+    ("vars", PRE + "vars()", "Refused", 3, "`vars` is not available"),
+    ("globals", PRE + "globals()", "Refused", 3, "`globals` is not available"),
 ]
 
 # Only the runtime guards can tell: `prepare` lets these through. The `*-helper` rows are what
@@ -252,12 +258,6 @@ RUNTIME = [
     ("storage-class", PRE + "torch.UntypedStorage(1).type('os.getpid')", "Refused", 3,
      "raw storage"),
     ("class-object-base", PRE + "class A(object): pass", "NameError", 3, "'object'"),
-    ("exec", PRE + "exec('1')", "Refused", 3, "`exec` is not available"),
-    ("eval", PRE + "eval('1')", "Refused", 3, "`eval` is not available"),
-    ("open", PRE + "open('f')", "Refused", 3, "`open` is not available"),
-    ("getattr", PRE + "getattr(x, 'y')", "Refused", 3, "`getattr` is not available"),
-    ("vars", PRE + "vars()", "Refused", 3, "`vars` is not available"),
-    ("globals", PRE + "globals()", "Refused", 3, "`globals` is not available"),
     ("huge-power", PRE + "10**10**10", "NumberLimit", 3, "more than a million bits"),
     ("huge-shift", PRE + "1 << 10**9", "NumberLimit", 3, "more than a million bits"),
     ("huge-pow-call", PRE + "pow(10, 10**10)", "NumberLimit", 3, "more than a million bits"),

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -20,13 +18,6 @@ from explorer.sharing import (
 )
 from explorer.trace import Trace, Variables
 from explorer.worker import WorkerPool
-
-
-@pytest.fixture(scope="module")
-def pool() -> Iterator[WorkerPool]:
-    workers = WorkerPool(size=2)
-    yield workers
-    workers.close()
 
 
 @pytest.fixture(scope="module")

@@ -18,16 +18,10 @@ import torch
 
 from explorer.limits import Limits
 from explorer.worker import WorkerPool
+from tests.programs import SEED
 
 TIME_S = 2.0
 LIMITS = Limits(time_s=TIME_S)
-SEED = (
-    "x = torch.ones(2, 2, requires_grad=True)\n"
-    "y = x + 2\n"
-    "z = y * y * 3\n"
-    "out = z.mean()\n"
-    "out.backward()\n"
-)
 
 
 @pytest.fixture(scope="module")

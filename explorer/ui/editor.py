@@ -1,13 +1,16 @@
-"""The program editor: an example picker, the code, and the Run button."""
+"""The program editor (an example picker, the code, the Run button) and the page around it."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
 
 import streamlit as st
 
 from explorer.examples import EXAMPLES, by_key
 from explorer.i18n import text
 from explorer.trace import Trace
-from explorer.ui.common import LIMITS, pool
+from explorer.ui.common import LIMITS, device, lang, page, pool
 
 
 def editor(page: str, lang: str, device: str, default: str = "autograd-basics") -> Trace | None:
@@ -34,3 +37,22 @@ def editor(page: str, lang: str, device: str, default: str = "autograd-basics") 
         st.session_state[trace_key] = trace
         st.session_state[f"{page}.step"] = max(len(trace.steps), 1)
     return st.session_state.get(trace_key)
+
+
+def editor_page(name: str, title_key: str, intro_key: str, default: str = "autograd-basics",
+                above: Callable[[], None] | None = None) -> tuple[Trace | None, Any]:
+    """What every program page shares: title, intro, the editor on the left (with `above`
+    drawn over it) and the right column, returned with the page's last Trace to fill it."""
+    page(title_key)
+    st.title(text(title_key, lang()))
+    st.caption(text(intro_key, lang()))
+    left, right = st.columns([1, 2], gap="medium")
+    with left:
+        slot = st.container()
+        trace = editor(name, lang(), device(), default)
+    if above is not None:
+        with slot:
+            above()
+    if trace is None:
+        right.info(text("press_run", lang()))
+    return trace, right
