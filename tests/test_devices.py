@@ -28,7 +28,7 @@ CUDA = torch.cuda.is_available()
 needs_cuda = pytest.mark.skipif(not CUDA, reason="no CUDA device")
 without_cuda = pytest.mark.skipif(CUDA, reason="checks a machine without CUDA; this one has it")
 HERE = "cuda:0" if CUDA else "cpu"  # where the devices page measures on this machine
-SEED_TABLE = next(ROOT.parent.glob("shared/seeds/002_*.txt"))
+SEED_TABLE = next(ROOT.parent.glob("shared/seeds/002_*.txt"), None)  # the lesson notes
 MOVE = """\
 x = torch.randn(2, device="cpu")
 device = torch.device("{device}")
@@ -185,6 +185,8 @@ def _values(rows: list[dict[str, str]]) -> dict[str, str]:
 
 def test_the_probe_fills_the_seeds_gpu_table_from_this_machine(
         pool: WorkerPool, probed: tuple[Trace, Trace]) -> None:
+    if SEED_TABLE is None:
+        pytest.skip("the lesson notes (../shared/seeds) are not beside this checkout")
     values = _values(devices.machine_rows(*probed, "en"))
     seed_calls = re.findall(r"^\| ((?:device = )?torch\.[^|]*?) +\|", SEED_TABLE.read_text(),
                             re.MULTILINE)
