@@ -144,7 +144,8 @@ class WorkerPool:
     def _start_zygote_locked(self) -> None:
         Path(self._socket).unlink(missing_ok=True)
         env = {key: os.environ[key] for key in KEPT_ENV if key in os.environ}
-        env.update(PYTHONPATH=os.pathsep.join(p for p in sys.path if p), HOME=self._dir.name,
+        path = os.pathsep.join(os.path.abspath(p or os.curdir) for p in sys.path)  # "" is cwd
+        env.update(PYTHONPATH=path, HOME=self._dir.name,
                    TMPDIR=self._dir.name, MALLOC_ARENA_MAX="2", PYTHONDONTWRITEBYTECODE="1")
         self._zygote = subprocess.Popen(
             [sys.executable, "-m", "explorer.zygote", self._socket], stdin=subprocess.PIPE,

@@ -7,6 +7,8 @@ take a few seconds each; nothing is mocked.
 from __future__ import annotations
 
 import resource
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -18,6 +20,7 @@ import torch
 
 from explorer.limits import Limits
 from explorer.worker import WorkerPool
+from tests.conftest import ROOT
 from tests.programs import SEED
 
 TIME_S = 2.0
@@ -178,3 +181,15 @@ def test_close_leaves_nothing_behind() -> None:
     assert not Path(f"/proc/{zygote_pid}").exists()
     assert not tmp.exists()
     assert wait_until(lambda: zygote_processes(fresh) == [])
+
+
+def test_a_parent_that_imports_from_its_working_directory_still_gets_workers(
+        tmp_path: Path) -> None:
+    """`python script.py` from the project root finds `explorer` through "" in sys.path."""
+    script = tmp_path / "run_seed.py"
+    script.write_text("import sys\nsys.path[0] = ''\nfrom explorer.worker import WorkerPool\n"
+                      "pool = WorkerPool(size=1)\nprint(pool.run('print(6 * 7)').stdout, end='')\n"
+                      "pool.close()\n")
+    done = subprocess.run([sys.executable, str(script)], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120, check=False)
+    assert done.stdout == "42\n", done.stderr[-500:]
