@@ -13,29 +13,31 @@ from explorer.trace import Trace
 from explorer.ui.common import LIMITS, device, lang, page, pool
 
 
-def editor(page: str, lang: str, device: str, default: str = "autograd-basics") -> Trace | None:
-    """Show the editor for `page`; run the code when asked. Returns the page's last Trace."""
-    code_key, trace_key = f"{page}.code", f"{page}.trace"
+def editor(name: str, language: str, run_on: str,
+           default: str = "autograd-basics") -> Trace | None:
+    """Show the editor of page `name`; run the code on `run_on` when asked. Returns the
+    page's last Trace."""
+    code_key, trace_key = f"{name}.code", f"{name}.trace"
     if code_key not in st.session_state:
         st.session_state[code_key] = by_key(default).code
-    st.session_state[f"{page}.code_widget"] = st.session_state[code_key]
+    st.session_state[f"{name}.code_widget"] = st.session_state[code_key]
 
     def load_example() -> None:
-        st.session_state[code_key] = by_key(st.session_state[f"{page}.example"]).code
+        st.session_state[code_key] = by_key(st.session_state[f"{name}.example"]).code
         st.session_state.pop(trace_key, None)
 
-    st.selectbox(text("preset", lang), [e.key for e in EXAMPLES], index=None,
-                 format_func=lambda key: by_key(key).title[lang], key=f"{page}.example",
+    st.selectbox(text("preset", language), [e.key for e in EXAMPLES], index=None,
+                 format_func=lambda key: by_key(key).title[language], key=f"{name}.example",
                  on_change=load_example, placeholder="—")
-    st.text_area(text("code", lang), key=f"{page}.code_widget", height=320,
+    st.text_area(text("code", language), key=f"{name}.code_widget", height=320,
                  on_change=lambda: st.session_state.update(
-                     {code_key: st.session_state[f"{page}.code_widget"]}))
-    st.caption(text("sandbox_note", lang, time=LIMITS.time_s, memory=LIMITS.memory_mb))
-    if st.button(text("run", lang), type="primary", key=f"{page}.run"):
-        with st.spinner(text("running", lang)):
-            trace = pool().run(st.session_state[code_key], device=device)
+                     {code_key: st.session_state[f"{name}.code_widget"]}))
+    st.caption(text("sandbox_note", language, time=LIMITS.time_s, memory=LIMITS.memory_mb))
+    if st.button(text("run", language), type="primary", key=f"{name}.run"):
+        with st.spinner(text("running", language)):
+            trace = pool().run(st.session_state[code_key], device=run_on)
         st.session_state[trace_key] = trace
-        st.session_state[f"{page}.step"] = max(len(trace.steps), 1)
+        st.session_state[f"{name}.step"] = max(len(trace.steps), 1)
     return st.session_state.get(trace_key)
 
 
