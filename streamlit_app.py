@@ -2,9 +2,9 @@
 
 import streamlit as st
 
-from explorer.examples import EXAMPLES
 from explorer.i18n import text
 from explorer.ui.common import lang, page, pool
+from explorer.ui.lessons import lesson_list
 
 page("home")
 pool()  # start the worker now: the first run should not wait for PyTorch to import
@@ -13,5 +13,4 @@ st.markdown(f"#### {text('tagline', lang())}")
 st.write(text("home_what", lang()))
 st.page_link("pages/1_Playground.py", label=f"{text('home_start', lang())} → "
              f"{text('playground', lang())}", icon=":material/play_arrow:")
-st.subheader(text("home_examples", lang()))
-st.markdown("\n".join(f"- {e.title[lang()]} · `{e.key}`" for e in EXAMPLES))
+lesson_list(lang())

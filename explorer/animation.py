@@ -42,39 +42,50 @@ def figure(call: dict[str, Any], layout: dict[str, Any], svg: str,
     carried = _carried(call, where, paths)
     top = max((size for edges in carried.values() for _, size in edges), default=1.0) or 1.0
     x0, _, _, y1 = layout["bb"]
-    fig = go.Figure(data=_base_traces(call, boxes, where))
-    frames, done, edges, leaves = [], [], [[] for _ in WIDTHS], []
+    data = _base_traces(call, boxes, where)
+    # What is drawn so far, each thing once (a collapsed chain runs many steps in one box).
+    done: dict[str, None] = {}
+    leaves: dict[str, None] = {}
+    edges: list[dict[int, list[tuple[float, float]]]] = [{} for _ in WIDTHS]
+    written_at: dict[int, list[str]] = {}
+    for g in call["leaf_grads"]:
+        written_at.setdefault(g["after"] - 1, []).append(g["leaf"])
+    frames = []
     for number, batch in enumerate(frames_of(len(steps)), start=1):
         running = [where.get(steps[i]["node"], steps[i]["node"]) for i in batch]
-        done.extend(n for n in running if n in boxes)
+        done.update(dict.fromkeys(n for n in running if n in boxes))
         for i in batch:
             for points, size in carried.get(i, []):
-                edges[_bucket(size, top)].append(points)
-        written = [g["leaf"] for g in call["leaf_grads"] if g["after"] - 1 in batch]
-        leaves.extend(n for n in written if n in boxes)
+                edges[_bucket(size, top)][id(points)] = points
+            leaves.update(dict.fromkeys(n for n in written_at.get(i, []) if n in boxes))
         caption = f"step {batch[-1] + 1} of {len(steps)}: {steps[batch[-1]]['name']}"
-        frames.append(go.Frame(name=str(number), traces=list(range(1, 5 + len(WIDTHS))), data=[
-            _marks(done, boxes, GREEN, "circle", 9),
-            _outline([n for n in running if n in boxes], boxes, ORANGE),
-            _marks(leaves, boxes, GOLD, "star", 14),
-            *(_lines(e, ORANGE, w) for e, w in zip(edges, WIDTHS, strict=True)),
-            _caption(caption, x0, y1)]))
-    fig.frames = frames
-    _layout(fig, layout, svg, [f.name for f in frames], height)
+        frames.append({"name": str(number), "traces": list(range(1, len(data))), "data": [
+            _marks(list(done), boxes, GREEN, "circle", 9),
+            _outline(list(dict.fromkeys(n for n in running if n in boxes)), boxes, ORANGE),
+            _marks(list(leaves), boxes, GOLD, "star", 14),
+            *(_lines(list(e.values()), ORANGE, w) for e, w in zip(edges, WIDTHS, strict=True)),
+            _caption(caption, x0, y1)]})
+    shown = 0
     if at is not None and frames:
         shown = next(k for k, batch in enumerate(frames_of(len(steps))) if at in batch)
-        for trace, data in zip(fig.data[1:], frames[shown].data, strict=True):
-            trace.update(data)
-        fig.layout.sliders[0].active = shown
+        data[1:] = frames[shown]["data"]
     elif frames:
-        fig.data[-1].update(_caption("before backward", x0, y1))
-    return fig
+        data[-1] = _caption("before backward", x0, y1)
+    # Plain dicts, checked by plotly once here (each go.Scatter made on the way would be
+    # checked again by its Frame and by the Figure).
+    return go.Figure(data=data, frames=frames,
+                     layout=_layout(layout, svg, [f["name"] for f in frames], height, shown))
 
 
-def _caption(text: str, x: float, y: float) -> go.Scatter:
+def _caption(text: str, x: float, y: float) -> dict[str, Any]:
     """Which step a frame shows, in the top left corner (a trace, so frames can change it)."""
-    return go.Scatter(x=[x], y=[y], mode="text", text=[f"<b>{text}</b>"], textposition=
-                      "bottom right", textfont={"size": 13}, hoverinfo="skip", showlegend=False)
+    return _scatter(x=[x], y=[y], mode="text", text=[f"<b>{text}</b>"], textposition=
+                    "bottom right", textfont={"size": 13}, hoverinfo="skip", showlegend=False)
+
+
+def _scatter(**props: Any) -> dict[str, Any]:
+    """A scatter trace as plain data."""
+    return {"type": "scatter", **props}
 
 
 def _grouped(groups: dict[str, list[str]]) -> dict[str, str]:
@@ -119,13 +130,14 @@ def _bucket(size: float, top: float) -> int:
     return max(0, min(len(WIDTHS) - 1, len(WIDTHS) - 1 + math.floor(ratio)))
 
 
-def _base_traces(call: dict[str, Any], boxes: dict[str, tuple], where: dict[str, str]) -> list:
+def _base_traces(call: dict[str, Any], boxes: dict[str, tuple],
+                 where: dict[str, str]) -> list[dict[str, Any]]:
     hover = _hover(call, where)
     ids = [n for n in boxes if n in hover]
     return [
-        go.Scatter(x=[boxes[n][0] for n in ids], y=[boxes[n][1] for n in ids], mode="markers",
-                   marker={"size": 18, "opacity": 0}, hovertext=[hover[n] for n in ids],
-                   hoverinfo="text", showlegend=False, name="nodes"),
+        _scatter(x=[boxes[n][0] for n in ids], y=[boxes[n][1] for n in ids], mode="markers",
+                 marker={"size": 18, "opacity": 0}, hovertext=[hover[n] for n in ids],
+                 hoverinfo="text", showlegend=False, name="nodes"),
         _marks([], boxes, GREEN, "circle", 9), _outline([], boxes, ORANGE),
         _marks([], boxes, GOLD, "star", 14), *(_lines([], ORANGE, w) for w in WIDTHS),
         _caption("", 0, 0)]
@@ -150,16 +162,16 @@ def _hover(call: dict[str, Any], where: dict[str, str]) -> dict[str, str]:
 
 
 def _marks(nodes: list[str], boxes: dict[str, tuple], colour: str, symbol: str,
-           size: int) -> go.Scatter:
+           size: int) -> dict[str, Any]:
     """A mark at the top right corner of each node's box."""
-    return go.Scatter(x=[round(boxes[n][0] + boxes[n][2] / 2, 1) for n in nodes],
-                      y=[round(boxes[n][1] + boxes[n][3] / 2, 1) for n in nodes],
-                      mode="markers", marker={"color": colour, "symbol": symbol, "size": size,
-                                              "line": {"width": 1, "color": "white"}},
-                      hoverinfo="skip", showlegend=False)
+    return _scatter(x=[round(boxes[n][0] + boxes[n][2] / 2, 1) for n in nodes],
+                    y=[round(boxes[n][1] + boxes[n][3] / 2, 1) for n in nodes],
+                    mode="markers", marker={"color": colour, "symbol": symbol, "size": size,
+                                            "line": {"width": 1, "color": "white"}},
+                    hoverinfo="skip", showlegend=False)
 
 
-def _outline(nodes: list[str], boxes: dict[str, tuple], colour: str) -> go.Scatter:
+def _outline(nodes: list[str], boxes: dict[str, tuple], colour: str) -> dict[str, Any]:
     xs: list[float | None] = []
     ys: list[float | None] = []
     for n in nodes:
@@ -167,26 +179,27 @@ def _outline(nodes: list[str], boxes: dict[str, tuple], colour: str) -> go.Scatt
         left, right, low, high = x - w / 2 - 3, x + w / 2 + 3, y - h / 2 - 3, y + h / 2 + 3
         xs += [left, right, right, left, left, None]
         ys += [low, low, high, high, low, None]
-    return go.Scatter(x=xs, y=ys, mode="lines", line={"color": colour, "width": 4},
-                      hoverinfo="skip", showlegend=False)
+    return _scatter(x=xs, y=ys, mode="lines", line={"color": colour, "width": 4},
+                    hoverinfo="skip", showlegend=False)
 
 
-def _lines(paths: list[list[tuple[float, float]]], colour: str, width: float) -> go.Scatter:
+def _lines(paths: list[list[tuple[float, float]]], colour: str,
+           width: float) -> dict[str, Any]:
     xs: list[float | None] = []
     ys: list[float | None] = []
     for points in paths:
         xs += [round(p[0], 1) for p in points] + [None]
         ys += [round(p[1], 1) for p in points] + [None]
-    return go.Scatter(x=xs, y=ys, mode="lines", line={"color": colour, "width": width},
-                      opacity=0.8, hoverinfo="skip", showlegend=False)
+    return _scatter(x=xs, y=ys, mode="lines", line={"color": colour, "width": width},
+                    opacity=0.8, hoverinfo="skip", showlegend=False)
 
 
-def _layout(fig: go.Figure, layout: dict[str, Any], svg: str, names: list[str],
-            height: int) -> None:
+def _layout(layout: dict[str, Any], svg: str, names: list[str], height: int,
+            active: int) -> dict[str, Any]:
     x0, y0, x1, y1 = layout["bb"]
     image = "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode()
     pad = 4  # graphviz's margin around the drawing, in points
-    fig.update_layout(
+    return dict(
         height=height, margin={"l": 10, "r": 10, "t": 10, "b": 10}, plot_bgcolor="white",
         xaxis={"visible": False, "range": [x0 - pad, x1 + pad]},
         yaxis={"visible": False, "range": [y0 - pad, y1 + pad + 24], "scaleanchor": "x"},
@@ -198,7 +211,7 @@ def _layout(fig: go.Figure, layout: dict[str, Any], svg: str, names: list[str],
                           _play("▶ Play", 700), _play("▶▶ Fast", 250), _play("▶ Slow", 1500),
                           {"label": "❚❚ Pause", "method": "animate", "args": [[None], {
                               "mode": "immediate", "frame": {"duration": 0}}]}]}],
-        sliders=[{"active": 0, "x": 0.42, "len": 0.58, "y": -0.02, "yanchor": "top",
+        sliders=[{"active": active, "x": 0.42, "len": 0.58, "y": -0.02, "yanchor": "top",
                   "currentvalue": {"visible": False}, "steps": [
                       {"label": n, "method": "animate", "args": [[n], {
                           "mode": "immediate", "frame": {"duration": 0, "redraw": False}}]}

@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import os
 import sys
+import time
 from collections.abc import Callable
 from contextlib import ExitStack
 from typing import Any
@@ -20,7 +21,7 @@ from typing import Any
 import torch
 
 from explorer.graph import Ids, record
-from explorer.snapshot import tensor_values
+from explorer.snapshot import leading_block, tensor_values
 
 MAX_CALLS = 20  # the first and last ten calls of a training loop are kept
 VALUES = 100  # values kept per gradient tensor
@@ -35,14 +36,20 @@ class Recorder:
     """Wraps the autograd entry points for one run; `calls` holds what each call did."""
 
     def __init__(self, variables: Callable[[], dict[str, Any]], ids: Ids,
-                 graphs: list[dict[str, Any]], max_nodes: int) -> None:
+                 graphs: list[dict[str, Any]], max_nodes: int, keep: tuple[int, ...] = (),
+                 progress: Callable[[dict[str, Any]], None] | None = None) -> None:
         self.variables = variables
         self.ids = ids
         self.graphs = graphs
         self.max_nodes = max_nodes
+        self.keep = set(keep)  # call numbers recorded in full whatever their place
+        self.progress = progress
         self.calls: list[dict[str, Any]] = []
+        self.summaries: list[dict[str, Any]] = []  # every call: its value and gradient norms
         self.count = 0
         self._busy = False
+        self._names: dict[int, list[str]] = {}
+        self._told = 0.0
 
     def install(self) -> ExitStack:
         """Wrap torch.autograd.backward / grad until the returned stack closes."""
@@ -73,6 +80,11 @@ class Recorder:
         self.count += 1
         call: dict[str, Any] = {"call": self.count, "kind": kind, "steps": [], "leaf_grads": []}
         variables = self.variables()
+        self._names = {}
+        for name, value in variables.items():
+            self._names.setdefault(id(value), []).append(name)
+        value = roots[0] if len(roots) == 1 and roots[0].numel() == 1 else None
+        call["value"] = float(value.detach().double()) if value is not None else None
         named = {id(v) for v in variables.values()}
         extra = {f"root {i}": r for i, r in enumerate(roots) if id(r) not in named}
         graph = record(variables | extra, self.ids, self.max_nodes)
@@ -133,15 +145,24 @@ class Recorder:
     def _leaf_hook(self, call: dict[str, Any], node: Any) -> Callable[[torch.Tensor], None]:
         def written(leaf: torch.Tensor) -> None:
             call["leaf_grads"].append({"node": self.ids.of_fn(node),
-                                       "leaf": self.ids.of_tensor(leaf), "after": len(
-                                           call["steps"]), "grad": _grad(leaf.grad)})
+                                       "leaf": self.ids.of_tensor(leaf),
+                                       "names": self._names.get(id(leaf), []),
+                                       "after": len(call["steps"]), "grad": _grad(leaf.grad)})
         return written
 
     def _keep(self, call: dict[str, Any]) -> None:
-        """Keep the first and the last MAX_CALLS // 2 calls."""
+        """Summarise every call; keep in full the first and last MAX_CALLS // 2 and those
+        asked for; tell the progress listener now and then (at most 20 times a second)."""
+        summary = {"call": call["call"], "value": call["value"], "grad_norms": {
+            " = ".join(g["names"]) or g["leaf"]: g["grad"]["norm"] for g in call["leaf_grads"]}}
+        self.summaries.append(summary)
         self.calls.append(call)
-        if len(self.calls) > MAX_CALLS:
-            del self.calls[MAX_CALLS // 2]
+        droppable = [i for i, c in enumerate(self.calls) if c["call"] not in self.keep]
+        if len(droppable) > MAX_CALLS:
+            del self.calls[droppable[MAX_CALLS // 2]]
+        if self.progress is not None and time.monotonic() - self._told > 0.05:
+            self._told = time.monotonic()
+            self.progress(summary)
 
 
 def _from_program() -> bool:
@@ -160,15 +181,27 @@ def _as_tuple(value: Any) -> tuple[Any, ...]:
 
 
 def _grad(g: Any) -> dict[str, Any] | None:
-    """A gradient as plain data: shape, device, a few statistics and its leading values."""
+    """A gradient as plain data: shape, device, statistics, and a copy of its leading values
+    (turned into lists by `finish`, only for the calls kept in full)."""
     if not isinstance(g, torch.Tensor):
         return None
-    values, truncated = tensor_values(g, VALUES)
-    flat = g.detach().double().flatten()
+    flat = g.detach().flatten()
+    block = leading_block(g.detach(), VALUES).clone()
     return {"shape": list(g.shape), "dtype": str(g.dtype), "device": str(g.device),
-            "values": values, "truncated": truncated,
-            "norm": float(flat.norm()) if flat.numel() else 0.0,
+            "values": block, "truncated": block.numel() < g.numel(),
+            "norm": float(flat.double().norm()) if flat.numel() else 0.0,
             "max_abs": float(flat.abs().max()) if flat.numel() else 0.0}
+
+
+def finish(calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The kept calls with their gradients' values as nested lists (plain data)."""
+    grads = [g for call in calls for g in (
+        *(x for step in call["steps"] for x in (*step["grad_outputs"], *step["grad_inputs"])),
+        *(leaf["grad"] for leaf in call["leaf_grads"])) if g is not None]
+    for g in grads:
+        if isinstance(g["values"], torch.Tensor):
+            g["values"] = tensor_values(g["values"], VALUES)[0]
+    return calls
 
 
 def _jacobian(roots: tuple[torch.Tensor, ...], vector: tuple[Any, ...],

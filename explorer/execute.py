@@ -22,7 +22,7 @@ import numpy as np
 import torch
 
 from explorer import sandbox
-from explorer.backward import Recorder
+from explorer.backward import Recorder, finish
 from explorer.graph import Ids
 from explorer.graph import record as record_graph
 from explorer.guards import Guards, Output
@@ -35,8 +35,12 @@ OOM_WORDS = ("can't allocate memory", "not enough memory", "out of memory", "CUD
 
 
 def execute(code: str, *, device: str = "cpu", limits: Limits = Limits(),
-            seed: int | None = 0) -> Trace:
-    """Check and run `code`, returning its Trace; never raises for anything the code does."""
+            seed: int | None = 0, keep: tuple[int, ...] = (),
+            progress: Callable[[dict[str, Any]], None] | None = None) -> Trace:
+    """Check and run `code`, returning its Trace; never raises for anything the code does.
+
+    `keep`: backward calls to record in full besides the first and last ten; `progress`:
+    told each backward call's summary (loss, gradient norms) as the program runs."""
     started = time.perf_counter()
     try:
         program = sandbox.prepare(code)
@@ -70,7 +74,7 @@ def execute(code: str, *, device: str = "cpu", limits: Limits = Limits(),
         warnings.showwarning = _recorder(caught)
         try:
             recorder = Recorder(lambda: _user_variables(namespace), ids, trace.graphs,
-                                limits.graph_nodes)
+                                limits.graph_nodes, keep, progress)
             with _clock(limits), recorder.install():
                 for stmt in program.tree.body:
                     line = stmt.lineno
@@ -78,7 +82,7 @@ def execute(code: str, *, device: str = "cpu", limits: Limits = Limits(),
         except BaseException as error:  # noqa: BLE001 - every failure becomes data
             trace.ok = False
             trace.error = _describe_error(error, line, limits)
-    trace.backward = recorder.calls
+    trace.backward, trace.losses = finish(recorder.calls), recorder.summaries
     if recorder.count > len(recorder.calls):
         trace.notes.append(f"The program ran backward {recorder.count:,} times; the first and "
                            f"last {len(recorder.calls) // 2} are recorded.")

@@ -1,11 +1,14 @@
 """The grad_fn graph of a program's tensors, drawn as torchviz draws it. Runs in a worker.
 
 `record(variables, ids)` returns {dot, nodes, edges} for the graph behind every tensor
-variable. The DOT is torchviz's picture — its node attributes, colours, labels
-(`torchviz.dot.get_fn_name`) and sizing (`resize_graph`), in the order `make_dot` writes it —
-with two differences: node names are stable ids instead of `id()`s, and the walk is
-iterative, so it survives graphs thousands of ops deep and saved tensors already freed by
-`backward()` (both make `make_dot` raise). tests/test_graph.py checks it against `make_dot`.
+variable. The DOT is torchviz's picture — its node attributes, colours, labels (those of
+`torchviz.dot.get_fn_name`, made from the saved values read once) and sizing (`resize_graph`),
+in the order `make_dot` writes it — with two differences: node names are stable ids instead
+of `id()`s, and the walk is iterative, so it survives graphs thousands of ops deep and saved
+tensors already freed by `backward()` (both make `make_dot` raise). tests/test_graph.py
+checks it against `make_dot`. A run records its graph after every statement, so this is
+written for speed: DOT lines are formatted directly (`explorer.graph_view.node_line`), and
+the cyclic garbage collector is paused while a graph is walked.
 
 Colours (torchviz's): grey backward nodes; blue leaves that require grad (their `.grad` is
 filled by backward); orange saved tensors; green outputs; dark green the base of a view.
@@ -16,6 +19,7 @@ tensor in a registry of weak references; an id is never reused for another objec
 
 from __future__ import annotations
 
+import gc
 import itertools
 import weakref
 from collections.abc import Iterator
@@ -23,12 +27,16 @@ from typing import Any
 
 import torch
 from graphviz import Digraph
-from torchviz.dot import SAVED_PREFIX, get_fn_name, resize_graph
+from torchviz.dot import SAVED_PREFIX, resize_graph
+
+from explorer.graph_view import edge_line, node_line
 
 KEY = "explorer_id"
 NODE_ATTR = dict(style="filled", shape="box", align="left", fontsize="10", ranksep="0.1",
                  height="0.2", fontname="monospace")  # torchviz's
 FREED = "saved values freed by backward()"
+MAX_ATTR_CHARS = 50  # torchviz's default
+_SAVED_ATTRS: dict[type, list[str]] = {}  # built-in node type -> its `_saved_*` attributes
 
 
 class Ids:
@@ -66,11 +74,16 @@ def record(variables: dict[str, Any], ids: Ids, max_nodes: int) -> dict[str, Any
     if not roots:
         return None
     drawing = _Drawing(ids, {key: " = ".join(n) for key, n in names.items()}, max_nodes)
+    collecting = gc.isenabled()
+    gc.disable()  # the walk makes many small dicts and no cycles: nothing for gc to find
     try:
         return drawing.draw(roots.values())
     except TooBig:
         return {"dot": None, "nodes": [], "edges": [],
                 "note": f"The graph has more than {max_nodes:,} nodes; it is not drawn."}
+    finally:
+        if collecting:
+            gc.enable()
 
 
 class _Drawing:
@@ -131,18 +144,14 @@ class _Drawing:
 
     def _fn(self, fn: Any) -> Iterator[Any]:
         sid = self.ids.of_fn(fn)
-        saved = self._saved(fn, sid)
+        saved, label = self._saved(fn, sid)
         variable = getattr(fn, "variable", None)
         if isinstance(variable, torch.Tensor):
             self._mark(variable)
             var_sid = self.ids.of_tensor(variable)
             self._tensor_node(var_sid, variable, self._label(variable), "lightblue")
             self._edge(var_sid, sid, "grad")
-        try:
-            label = get_fn_name(fn, True, 50)
-        except RuntimeError:
-            label = type(fn).__name__
-        self.dot.node(sid, label)
+        self.dot.body.append(node_line(sid, label, {}))
         self.nodes[sid] = {"id": sid, "kind": "backward", "label": label,
                            "name": type(fn).__name__, "saved": saved,
                            "custom": isinstance(fn, torch.autograd.function.BackwardCFunction)}
@@ -164,18 +173,20 @@ class _Drawing:
             self._tensor_node(t_sid, t, self._label(t), "orange")
             self.nodes[t_sid]["custom"] = True  # torchviz always shows these
 
-    def _saved(self, fn: Any, sid: str) -> dict[str, str]:
-        """Draw what a built-in node saved (show_saved) and describe all of it for details."""
+    def _saved(self, fn: Any, sid: str) -> tuple[dict[str, str], str]:
+        """Draw what a built-in node saved (show_saved), describe all of it for details, and
+        label the node as torchviz's get_fn_name does (its type alone once values are freed)."""
         saved: dict[str, str] = {}
-        for attr in dir(fn):
-            if not attr.startswith(SAVED_PREFIX):
-                continue
+        shown: dict[str, str] | None = {}  # get_fn_name's attributes; None once one is freed
+        for attr in _saved_attrs(fn):
             name = attr.removeprefix(SAVED_PREFIX)
             try:
                 value, again = getattr(fn, attr), getattr(fn, attr)
             except RuntimeError:
-                saved[name] = FREED
+                saved[name], shown = FREED, None
                 continue
+            if shown is not None:
+                shown[name] = _shown(value)
             self._mark(value)
             saved[name] = _describe(value)
             if torch.is_tensor(value):
@@ -189,7 +200,7 @@ class _Drawing:
                 t_sid = self._saved_id(sid, label, t, t_again)
                 self._edge(sid, t_sid, "saved", dir="none")
                 self._tensor_node(t_sid, t, self._label(t, label), "orange")
-        return saved
+        return saved, _fn_label(type(fn).__name__, shown or {})
 
     def _saved_id(self, owner: str, label: str, t: torch.Tensor, again: torch.Tensor) -> str:
         """A saved tensor that is a live object keeps its own id (torchviz merges it with
@@ -202,7 +213,7 @@ class _Drawing:
         return f"{name}\n ({', '.join(str(int(v)) for v in t.size())})"  # torchviz's get_var_name
 
     def _tensor_node(self, sid: str, t: torch.Tensor, label: str, colour: str) -> None:
-        self.dot.node(sid, label, fillcolor=colour)
+        self.dot.body.append(node_line(sid, label, {"fillcolor": colour}))
         self.nodes[sid] = {
             "id": sid, "kind": {"lightblue": "leaf", "orange": "saved", "darkolivegreen1":
                                 "output", "darkolivegreen3": "base"}[colour],
@@ -214,8 +225,38 @@ class _Drawing:
             "version": t._version}
 
     def _edge(self, src: str, dst: str, kind: str, **attrs: str) -> None:
-        self.dot.edge(src, dst, **attrs)
+        self.dot.body.append(edge_line(src, dst, attrs))
         self.edges.append({"src": src, "dst": dst, "kind": kind, "attrs": attrs})
+
+
+def _saved_attrs(fn: Any) -> list[str]:
+    """The `_saved_*` attributes of a backward node; a built-in node's are its type's."""
+    if hasattr(fn, "__dict__"):  # a custom Function's node may gain attributes
+        return [a for a in dir(fn) if a.startswith(SAVED_PREFIX)]
+    kind = type(fn)
+    if kind not in _SAVED_ATTRS:
+        _SAVED_ATTRS[kind] = [a for a in dir(fn) if a.startswith(SAVED_PREFIX)]
+    return _SAVED_ATTRS[kind]
+
+
+def _shown(value: Any) -> str:
+    """How torchviz's get_fn_name shows one saved value."""
+    if torch.is_tensor(value):
+        return "[saved tensor]"
+    if isinstance(value, tuple) and any(torch.is_tensor(t) for t in value):
+        return "[saved tensors]"
+    return str(value)
+
+
+def _fn_label(name: str, attrs: dict[str, str]) -> str:
+    """torchviz's get_fn_name(fn, show_attrs=True, max_attr_chars=50) from the values shown."""
+    if not attrs:
+        return name
+    width1 = max(len(k) for k in attrs)
+    width2 = min(max(len(v) for v in attrs.values()), MAX_ATTR_CHARS)
+    rows = (f"{k:<{width1}}: {v[:width2 - 3] + '...' if len(v) > width2 else v:>{width2}}"
+            for k, v in attrs.items())
+    return f"{name}\n{'-' * max(width1 + width2 + 2, len(name))}\n" + "\n".join(rows)
 
 
 def _describe(value: Any) -> str:

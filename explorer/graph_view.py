@@ -5,15 +5,20 @@ the nodes that lead to the chosen output tensors, optionally drops built-in save
 and backward-node attributes (torchviz's `show_saved` / `show_attrs`), collapses long runs
 of the same op into one group node when the graph is big, and writes DOT in torchviz's
 style with a hover tooltip per node.
+
+`node_line` / `edge_line` write the DOT statements `graphviz.Digraph.node` / `.edge` would,
+byte for byte, without their per-call overhead (a 10,000-node graph is written several times
+per run); explorer.graph uses them too.
 """
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from graphviz import Digraph
+from graphviz import Digraph, quoting
 
 NODE_ATTR = dict(style="filled", shape="box", align="left", fontsize="10", ranksep="0.1",
                  height="0.2", fontname="monospace")  # torchviz's node style
@@ -134,9 +139,8 @@ def _dot(nodes: dict[str, dict[str, Any]], edges: list[dict[str, Any]],
             attrs.update(fillcolor="lightgrey", style="filled,dashed")
         elif node["kind"] != "backward":
             attrs["fillcolor"] = node["colour"]
-        dot.node(node["id"], label, **attrs)
-    for e in edges:
-        dot.edge(e["src"], e["dst"], **e.get("attrs", {}))
+        dot.body.append(node_line(node["id"], label, attrs))
+    dot.body.extend(edge_line(e["src"], e["dst"], e.get("attrs", {})) for e in edges)
     size = max(12, len(dot.body) * 0.15)  # torchviz's resize_graph
     dot.graph_attr.update(size=f"{size},{size}")
     return dot.source
@@ -153,3 +157,31 @@ def tooltip(node: dict[str, Any]) -> str:
     return "\n".join([names, f"shape {tuple(node['shape'])}  {node['dtype']}  {node['device']}",
                       f"requires_grad={node['requires_grad']}  is_leaf={node['is_leaf']}",
                       f"grad_fn={node['grad_fn']}  _version={node['version']}"])
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _quote(text: str) -> str:
+    """graphviz's quoting of an id or attribute value, remembered: labels and ids repeat."""
+    return quoting.quote(text)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _quote_edge(text: str) -> str:
+    return quoting.quote_edge(text)
+
+
+def _attr_list(label: str | None, attrs: dict[str, str]) -> str:
+    """graphviz's ` [label=… key=value …]`: the label first, then the attributes sorted."""
+    parts = [f"label={_quote(label)}"] if label is not None else []
+    parts += [f"{_quote(k)}={_quote(v)}" for k, v in sorted(attrs.items()) if v is not None]
+    return f" [{' '.join(parts)}]" if parts else ""
+
+
+def node_line(name: str, label: str | None, attrs: dict[str, str]) -> str:
+    """The statement `Digraph.node(name, label, **attrs)` appends to the body."""
+    return f"\t{_quote(name)}{_attr_list(label, attrs)}\n"
+
+
+def edge_line(src: str, dst: str, attrs: dict[str, str]) -> str:
+    """The statement `Digraph.edge(src, dst, **attrs)` appends to the body."""
+    return f"\t{_quote_edge(src)} -> {_quote_edge(dst)}{_attr_list(None, attrs)}\n"

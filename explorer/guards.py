@@ -8,10 +8,13 @@ math: no module, function or frame outside them is ever handed to user code.
 
 from __future__ import annotations
 
+import _string
 import builtins
+import functools
 import importlib
 import io
 import math
+import re
 import string
 import sys
 import time
@@ -56,8 +59,22 @@ CLASS_BASES = (torch.autograd.Function, torch.nn.Module)
 # helpers for their own use (`operator.attrgetter`, `functools.wraps`, `importlib`, `ctypes`)
 # that would reach past every other check.
 SAFE_ORIGINS = frozenset({*SAFE_ROOTS, "builtins", "time", USER_MODULE})
+# Parts of a module path below torch or numpy that reach files, processes, native code,
+# compilers or the network. A module, function or class from such a module is refused however
+# it is reached: `torch.utils.collect_env.run` runs a shell command, `torch.cuda.gds.GdsFile`
+# opens (and creates) any file. Modules are also refused for any private or blocked part.
+DANGEROUS_PARTS = frozenset({
+    "serialization", "hub", "jit", "fx", "onnx", "export", "_export", "package", "library",
+    "_library", "multiprocessing", "distributed", "cpp_extension", "collect_env", "benchmark",
+    "data", "_dynamo", "_inductor", "compiler", "_higher_order_ops", "_ops", "ao",
+    "quantization", "gds", "testing", "backends", "profiler", "tensorboard", "model_zoo",
+    "bottleneck", "mobile_optimizer", "bundled_inputs", "file_baton", "hipify", "show_pickle",
+    "ctypeslib", "f2py", "npyio", "format", "stride_tricks",
+})
 # Raw memory, refused like `x.untyped_storage()`; a storage's `.type("pkg.name")` imports by name.
 STORAGES = (torch._C.StorageBase, torch.TypedStorage)
+# The tensor types `torch.set_default_tensor_type` may name; any other string is imported.
+TENSOR_TYPE_NAME = re.compile(r"torch(\.cuda)?\.[A-Za-z]+Tensor")
 
 
 class Output(io.StringIO):
@@ -77,13 +94,16 @@ class Output(io.StringIO):
 
 
 class _SafeFormatter(string.Formatter):
-    """str.format without the attribute walks that `{0.__class__}` would allow."""
+    """str.format whose `{0.name}` fields are walked like attributes in the program itself."""
 
     def get_field(self, field_name: str, args: Any, kwargs: Any) -> Any:
-        for part in field_name.replace("[", ".").split(".")[1:]:
-            if part.startswith("_") or part in BLOCKED_ATTRS:
+        first, rest = _string.formatter_field_name_split(field_name)
+        obj = self.get_value(first, args, kwargs)
+        for is_attr, key in rest:
+            if isinstance(key, str) and (key.startswith("_") or key in BLOCKED_ATTRS):
                 raise Refused(None, f"format field `{field_name}` reaches a private attribute")
-        return super().get_field(field_name, args, kwargs)
+            obj = _attr(obj, key) if is_attr else obj[key]
+        return obj, first
 
 
 class Guards:
@@ -149,9 +169,11 @@ def _attr(obj: Any, name: str) -> Any:
     """Load `obj.name`, refusing any module, builtin or frame outside the sandbox."""
     value = getattr(obj, name)
     if isinstance(value, types.ModuleType):
-        if value.__name__.split(".")[0] not in SAFE_ROOTS or value.__name__ == "torch.utils":
+        if _outside(value.__name__, module=True):
             raise Refused(None, f"`.{name}` leads to the module `{value.__name__}`, which is "
                                 "outside the sandbox")
+    elif id(value) in SUBSTITUTES:
+        return SUBSTITUTES[id(value)]
     elif (id(value) in ESCAPES
           or isinstance(value, types.FrameType | types.CodeType | types.TracebackType)
           or isinstance(value, type) and issubclass(value, type)):  # a metaclass makes classes
@@ -160,9 +182,42 @@ def _attr(obj: Any, name: str) -> Any:
         raise Refused(None, f"`.{name}` leads to raw storage, which is outside the sandbox")
     else:
         origin = getattr(value, "__module__", None)
-        if isinstance(origin, str) and origin.split(".")[0] not in SAFE_ORIGINS:
+        if isinstance(origin, str) and _outside(origin, module=False):
             raise Refused(None, f"`.{name}` leads to `{origin}`, which is outside the sandbox")
     return value
+
+
+@functools.cache
+def _outside(name: str, module: bool) -> bool:
+    """Whether a module named `name`, or a function or class defined in it, is off limits."""
+    root, *parts = name.split(".")
+    if root not in (SAFE_ROOTS if module else SAFE_ORIGINS):
+        return True
+    if name == "numpy.lib.scimath":  # `np.emath`, the one public module under numpy.lib
+        return False
+    blocked = DANGEROUS_PARTS | BLOCKED_ATTRS if module else DANGEROUS_PARTS
+    return any(part in blocked or module and part.startswith("_") for part in parts)
+
+
+def _set_default_tensor_type(t: Any) -> None:
+    """`torch.set_default_tensor_type`, which imports any module a string names: here a string
+    may only name a tensor type such as `'torch.DoubleTensor'`."""
+    if isinstance(t, str) and not TENSOR_TYPE_NAME.fullmatch(t):
+        raise Refused(None, f"`{t}` is not a tensor type such as 'torch.DoubleTensor'")
+    torch.set_default_tensor_type(t)
+
+
+def _cond(*args: Any, **kwargs: Any) -> None:
+    """`torch.cond`, which compiles its branches with TorchDynamo: refused."""
+    raise Refused(None, "`torch.cond` compiles the program's functions, which this sandbox "
+                        "does not allow; use a plain `if`")
+
+
+# Library functions handed to a program in place of the real ones (looked up by identity, so
+# every path to them is covered): the real ones import by name or compile with TorchDynamo.
+SUBSTITUTES: dict[int, Any] = {
+    id(torch.set_default_tensor_type): _set_default_tensor_type, id(torch.cond): _cond,
+}
 
 
 def _settable(obj: Any) -> Any:
@@ -211,7 +266,7 @@ def _library_import(name: str, *args: Any, **kwargs: Any) -> Any:
 
 def _format(obj: Any, method: str) -> Any:
     """`s.format` / `s.format_map` for strings, through a formatter that refuses `{0._x}`."""
-    if obj is str:
+    if isinstance(obj, type) and issubclass(obj, str):  # `str.format`, `np.str_.format`
         raise Refused(None, "write `'text {}'.format(value)` rather than `str.format(...)`")
     if not isinstance(obj, str):
         return _attr(obj, method)

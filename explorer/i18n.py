@@ -33,7 +33,6 @@ TEXT: dict[str, dict[str, str]] = {
     "forward": {"en": "Forward ›", "zh": "下一步 ›"},
     "last": {"en": "Last »", "zh": "最后 »"},
     "after_line": {"en": "State after line {line}", "zh": "第 {line} 行执行之后的状态"},
-    "variables": {"en": "Variables", "zh": "变量"},
     "no_variables": {"en": "No variables yet.", "zh": "还没有变量。"},
     "changed": {"en": "changed in this step", "zh": "本步有变化"},
     "inspect": {"en": "Look inside a variable", "zh": "查看变量的内容"},
@@ -48,7 +47,6 @@ TEXT: dict[str, dict[str, str]] = {
     "error_on_line": {"en": "{type} on line {line}", "zh": "第 {line} 行出现 {type}"},
     "error": {"en": "{type}", "zh": "{type}"},
     "what_it_means": {"en": "What this means", "zh": "这是什么意思"},
-    "warnings": {"en": "Warnings", "zh": "警告"},
     "ran_in": {
         "en": "Ran on {device} in {ms:.0f} ms.",
         "zh": "在 {device} 上运行，用时 {ms:.0f} 毫秒。",
@@ -72,8 +70,78 @@ TEXT: dict[str, dict[str, str]] = {
     },
     "home": {"en": "Home", "zh": "首页"},
     "home_start": {"en": "Start here", "zh": "从这里开始"},
-    "home_examples": {"en": "Examples from the lessons", "zh": "课程中的示例"},
-    "open_in_playground": {"en": "Open in the playground", "zh": "在练习场中打开"},
+    "lessons_title": {"en": "Lessons", "zh": "课程"},
+    "lesson_look": {"en": "What to look at:", "zh": "看点："},
+    "lesson_open": {"en": "Open “{title}” in {page}", "zh": "在{page}中打开“{title}”"},
+    "custom_page": {"en": "Custom Function", "zh": "自定义 Function"},
+    "custom_intro": {
+        "en": "Your own torch.autograd.Function: its node in the graph with what it saved, "
+              "your backward() running in the replay, and a gradient check of it.",
+        "zh": "你自己的 torch.autograd.Function：它在计算图中的节点和保存的张量、"
+        "在重放中运行的你的 "
+              "backward()，以及对它的梯度检查。",
+    },
+    "tab_check": {"en": "Gradient check", "zh": "梯度检查"},
+    "tab_graph": {"en": "Graph", "zh": "计算图"},
+    "tab_backward": {"en": "Backward pass", "zh": "反向传播"},
+    "no_function": {"en": "This program defines no torch.autograd.Function class.",
+                    "zh": "这段程序没有定义 torch.autograd.Function 子类。"},
+    "gradcheck_explain": {
+        "en": "torch.autograd.gradcheck runs your backward on a random double-precision input "
+              "and compares it with numerical derivatives (finite differences); the gradient is "
+              "also compared with autograd's own ReLU.",
+        "zh": "torch.autograd.gradcheck 在随机的双精度输入上运行你的 backward，并与数值导数"
+              "（有限差分）比较；同时把梯度与 autograd 自带的 ReLU 的梯度比较。",
+    },
+    "gradcheck_running": {"en": "Checking gradients…", "zh": "正在检查梯度……"},
+    "gradcheck_pass": {"en": "gradcheck passed: {name}.backward agrees with numerical "
+                             "derivatives.",
+                       "zh": "gradcheck 通过：{name}.backward 与数值导数一致。"},
+    "gradcheck_fail": {"en": "gradcheck failed: {name}.backward does not match numerical "
+                             "derivatives (or could not be checked, see above).",
+                       "zh": "gradcheck 未通过：{name}.backward 与数值导数不一致（或无法检查，"
+                       "见上方）。"},
+    "matches_relu": {"en": "Its gradient equals autograd's torch.relu gradient.",
+                     "zh": "它的梯度与 autograd 的 torch.relu 梯度相同。"},
+    "differs_relu": {"en": "Its gradient differs from autograd's torch.relu gradient (fine "
+                           "if {name} is not a ReLU).",
+                     "zh": "它的梯度与 autograd 的 torch.relu 梯度不同（如果 {name} 本来就不是 "
+                     "ReLU，"
+                           "这没有问题）。"},
+    "check_program": {"en": "The check that ran", "zh": "运行的检查程序"},
+    "training_page": {"en": "Training", "zh": "训练"},
+    "training_intro": {
+        "en": "The two-layer network from the lesson notes, trained by hand with your custom "
+              "ReLU: forward, loss, backward, update, zero the gradients. The loss is drawn as "
+              "it falls; open any iteration's backward pass below.",
+        "zh": "课程笔记中的两层网络，用你自定义的 ReLU 手动训练：前向、损失、反向、更新、梯度清零。"
+              "损失下降的过程会实时画出；在下方可以打开任意一次迭代的反向传播。",
+    },
+    "batch": {"en": "N (batch)", "zh": "N（批大小）"},
+    "learning_rate": {"en": "Learning rate", "zh": "学习率"},
+    "iterations": {"en": "Iterations", "zh": "迭代次数"},
+    "train": {"en": "Train", "zh": "开始训练"},
+    "train_first": {"en": "Press **Train**: the seed's settings are filled in.",
+                    "zh": "点击 **开始训练**：已填入课程笔记中的设置。"},
+    "settings_changed": {"en": "The settings changed since this run; press Train to rerun.",
+                         "zh": "设置在这次运行之后改变了；点击“开始训练”重新运行。"},
+    "loss_fell": {"en": "The loss fell from {first:.4g} to {last:.4g}.",
+                  "zh": "损失从 {first:.4g} 降到了 {last:.4g}。"},
+    "loss_rose": {"en": "The loss did not fall ({first:.4g} → {last:.4g}): try a smaller "
+                        "learning rate.",
+                  "zh": "损失没有下降（{first:.4g} → {last:.4g}）：试试更小的学习率。"},
+    "training_program": {"en": "The program that ran", "zh": "运行的程序"},
+    "training_started": {"en": "Starting…", "zh": "正在开始……"},
+    "training_progress": {"en": "Iteration {i} of {n} · loss {loss:.4g}",
+                          "zh": "第 {i} / {n} 次迭代 · 损失 {loss:.4g}"},
+    "iteration_title": {"en": "Any iteration's backward pass", "zh": "任意一次迭代的反向传播"},
+    "iteration": {"en": "Iteration", "zh": "迭代"},
+    "loss": {"en": "Loss", "zh": "损失"},
+    "grad_norms": {"en": "Gradient norms", "zh": "梯度范数"},
+    "open_iteration": {"en": "Open the backward pass of iteration {k}",
+                       "zh": "打开第 {k} 次迭代的反向传播"},
+    "rerunning": {"en": "Running the same seeded program again, recording iteration {k}…",
+                  "zh": "用相同的随机种子重新运行程序，记录第 {k} 次迭代……"},
     "graph_page": {"en": "Autograd graph", "zh": "计算图"},
     "graph_intro": {
         "en": "The grad_fn graph autograd records as the program runs, drawn as torchviz draws "

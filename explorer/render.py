@@ -1,13 +1,24 @@
-"""Lay out DOT with graphviz's `dot`: SVG to show, or positions to animate. Time-capped."""
+"""Lay out DOT with graphviz's `dot`: SVG to show, or positions to animate. Time-capped.
+
+`positions` runs `dot` once for both: it keeps the SVG drawn with the positions for the
+`svg` call that follows (the backward page asks for both of one graph), so a graph is laid
+out once, not twice.
+"""
 
 from __future__ import annotations
 
 import json
 import shutil
 import subprocess
+import threading
 from typing import Any
 
 LAYOUT_TIMEOUT_S = 30.0
+SVG_END = "</svg>\n"
+KEPT_SVGS = 4  # SVGs drawn by `positions` and not yet asked for
+
+_drawn: dict[str, str] = {}  # DOT -> its SVG, drawn by `positions` for a later `svg`
+_drawn_lock = threading.Lock()
 
 
 class LayoutError(Exception):
@@ -16,16 +27,18 @@ class LayoutError(Exception):
 
 def svg(dot: str, timeout_s: float = LAYOUT_TIMEOUT_S) -> str:
     """The SVG graphviz draws for `dot`."""
-    return _dot(dot, "svg", timeout_s)
+    with _drawn_lock:
+        picture = _drawn.pop(dot, None)
+    return picture if picture is not None else _dot(dot, ["svg"], timeout_s)
 
 
-def _dot(dot: str, fmt: str, timeout_s: float) -> str:
+def _dot(dot: str, formats: list[str], timeout_s: float) -> str:
     binary = shutil.which("dot")
     if binary is None:
         raise LayoutError("graphviz's `dot` is not installed (Debian: apt-get install graphviz)")
     try:
-        done = subprocess.run([binary, f"-T{fmt}"], input=dot.encode(), capture_output=True,
-                              timeout=timeout_s, check=False)
+        done = subprocess.run([binary, *(f"-T{fmt}" for fmt in formats)], input=dot.encode(),
+                              capture_output=True, timeout=timeout_s, check=False)
     except subprocess.TimeoutExpired:
         raise LayoutError(f"laying out the graph took more than {timeout_s:g} s") from None
     if done.returncode:
@@ -35,7 +48,15 @@ def _dot(dot: str, fmt: str, timeout_s: float) -> str:
 
 def positions(dot: str, timeout_s: float = LAYOUT_TIMEOUT_S) -> dict[str, Any]:
     """graphviz's layout of `dot` as numbers (points): node centre and size, edge points."""
-    layout = json.loads(_dot(dot, "json", timeout_s))
+    # One run writes the SVG (labels escaped, so its first end tag is its end), then the
+    # layout as JSON without drawing instructions (json0).
+    both = _dot(dot, ["svg", "json0"], timeout_s)
+    end = both.index(SVG_END) + len(SVG_END)
+    with _drawn_lock:
+        if len(_drawn) >= KEPT_SVGS:
+            del _drawn[next(iter(_drawn))]
+        _drawn[dot] = both[:end]
+    layout = json.loads(both[end:])
     objects = layout.get("objects", [])
     nodes = {o["name"]: (*_point(o["pos"]), float(o["width"]) * 72, float(o["height"]) * 72)
              for o in objects if "pos" in o}

@@ -39,7 +39,11 @@ BLOCKED_ATTRS = frozenset({
     "classes", "fx", "utils", "cpp_extension", "multiprocessing", "distributed", "package",
     "onnx", "export", "profiler", "profiler_legacy", "jiterator", "backends", "_C",
     "share_memory_", "from_buffer", "set_per_process_memory_fraction", "memory_snapshot", "nvtx",
-    "overrides", "testing", "prepare_multiprocessing_environment",
+    "overrides", "testing", "prepare_multiprocessing_environment", "serialization", "gds",
+    "cudart", "CUDAPluggableAllocator", "XPUPluggableAllocator", "change_current_allocator",
+    "compile_shader", "share_memory",
+    # more threads than the pool gave this run would take cores from every other run
+    "set_num_threads", "set_num_interop_threads",
     # interpreter introspection
     "f_globals", "f_locals", "f_builtins", "f_back", "f_code", "gi_frame", "gi_code",
     "gi_yieldfrom", "cr_frame", "cr_code", "ag_frame", "ag_code", "tb_frame", "tb_next",
@@ -77,12 +81,17 @@ REASONS = {
 ESCAPE_NAMES = frozenset({"exec", "eval", "compile", "open", "getattr", "setattr", "delattr",
                           "vars", "globals", "locals", "breakpoint", "memoryview"})
 
+# Longer programs are refused before parsing: a lesson is a page of code, not megabytes.
+MAX_CODE_CHARS = 100_000
+
 # Full-width punctuation that Chinese input methods produce inside code.
 FULL_WIDTH = str.maketrans("（）【】，：；＝＋－＊／．“”‘’", "()[],:;=+-*/.\"\"''")
 
 
-class Refused(Exception):
-    """The program asks for something outside the sandbox; nothing of it ran."""
+class Refused(BaseException):
+    """The program asks for something outside the sandbox. Found before it runs, nothing of it
+    ran; found while it runs, the program stops there: like a limit, `except Exception` in the
+    program cannot catch it."""
 
     def __init__(self, line: int | None, reason: str) -> None:
         super().__init__(f"line {line}: {reason}" if line else reason)
@@ -100,9 +109,12 @@ class Program:
 
 def prepare(code: str) -> Program:
     """Parse, check and rewrite `code`; raise `Refused` or `SyntaxError` if it may not run."""
+    if len(code) > MAX_CODE_CHARS:
+        raise Refused(None, f"the program has {len(code):,} characters; a program here may "
+                            f"have at most {MAX_CODE_CHARS:,}")
     notes: list[str] = []
     try:
-        tree = ast.parse(code, "<program>")
+        tree = _parse(code)
     except SyntaxError as error:
         tree = _parse_full_width(code, error)
         notes.append("Full-width punctuation such as （ ） ， ： was read as ( ) , :")
@@ -111,12 +123,26 @@ def prepare(code: str) -> Program:
     return Program(tree, notes)
 
 
+def _parse(code: str) -> ast.Module:
+    """`ast.parse`, every failure of it a `SyntaxError` or `Refused` naming the problem."""
+    try:
+        return ast.parse(code, "<program>")
+    except UnicodeEncodeError as error:  # a lone surrogate such as "\ud800" is not text
+        line = code.count("\n", 0, error.start) + 1
+        raise SyntaxError(f"character U+{ord(code[error.start]):04X} is not valid text",
+                          ("<program>", line, None, None)) from None
+    except ValueError as error:  # a NUL character, on Python versions that say so this way
+        raise SyntaxError(str(error)) from None
+    except (MemoryError, RecursionError):  # the parser ran out of stack
+        raise Refused(None, "the program is nested too deeply to check") from None
+
+
 def _parse_full_width(code: str, error: SyntaxError) -> ast.Module:
     """Parse `code` typed with a Chinese input method, or raise the original error."""
     fixed = code.translate(FULL_WIDTH)
     try:
         if fixed != code:
-            return ast.parse(fixed, "<program>")
+            return _parse(fixed)
     except SyntaxError:
         pass
     raise error
@@ -287,9 +313,9 @@ class _Rewriter(ast.NodeTransformer):
         if node.module == "__future__":
             return [ast.copy_location(ast.Pass(), node)]
         out = []
-        for alias in node.names:
-            value = ast.Attribute(_call("import", ast.Constant(node.module)), alias.name,
-                                  ast.Load())
+        for alias in node.names:  # `from torch import os` is `torch.os`: the same guard
+            value = _call("attr", _call("import", ast.Constant(node.module)),
+                          ast.Constant(alias.name))
             target = ast.Name(alias.asname or alias.name, ast.Store())
             out.append(ast.copy_location(ast.Assign([target], value), node))
         return out

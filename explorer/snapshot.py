@@ -107,7 +107,7 @@ def _extent(ptr: int, shape: list[int], strides: list[int], itemsize: int) -> li
 def tensor_values(x: torch.Tensor | np.ndarray, cap: int) -> tuple[Any, bool]:
     """Nested values of `x`: all of it, or a leading block of at least `cap` elements."""
     try:
-        block = _leading_block(x, cap)
+        block = leading_block(x, cap)
         if isinstance(block, torch.Tensor):
             block = block.detach().cpu()
             if block.is_quantized:
@@ -117,7 +117,7 @@ def tensor_values(x: torch.Tensor | np.ndarray, cap: int) -> tuple[Any, bool]:
             if block.dtype in (torch.float16, torch.bfloat16) or block.dtype.is_floating_point:
                 block = block.double()
             block = block.numpy()
-        return _plain(block.tolist()), block.size < _numel(x)
+        return _json_ready(block), block.size < _numel(x)
     except Exception as error:  # meta, nested or exotic tensors: metadata only
         return f"<values unavailable: {type(error).__name__}>", True
 
@@ -126,14 +126,22 @@ def _numel(x: torch.Tensor | np.ndarray) -> int:
     return x.numel() if isinstance(x, torch.Tensor) else int(x.size)
 
 
-def _leading_block(x: Any, cap: int) -> Any:
+def leading_block(x: Any, cap: int) -> Any:
     """A prefix slice along the first dimensions holding between cap and 2*cap elements."""
     if x.ndim == 0 or _numel(x) <= cap:
         return x
     row = _numel(x[0]) if len(x) else 0
     if row > cap:
-        return _leading_block(x[0], cap)[None]
+        return leading_block(x[0], cap)[None]
     return x[: -(-cap // max(row, 1))]
+
+
+def _json_ready(block: np.ndarray) -> Any:
+    """block.tolist(), checked element by element only where JSON needs strings."""
+    plain = block.dtype.kind in "biu" and (block.size == 0 or np.abs(block).max() < 2**53)
+    if plain or (block.dtype.kind == "f" and np.isfinite(block).all()):
+        return block.tolist()
+    return _plain(block.tolist())
 
 
 def _plain(value: Any) -> Any:

@@ -38,6 +38,7 @@ class Trace:
     steps: list[Step] = field(default_factory=list)
     graphs: list[dict[str, Any]] = field(default_factory=list)  # {dot, nodes, edges}, distinct
     backward: list[dict[str, Any]] = field(default_factory=list)  # explorer.backward calls
+    losses: list[dict[str, Any]] = field(default_factory=list)  # every call: value, grad norms
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # what the explorer changed or capped
     device: str = "cpu"
@@ -57,7 +58,11 @@ class Trace:
 
     @classmethod
     def from_json(cls, text: str | bytes) -> Trace:
-        data = json.loads(text)
+        return cls.from_dict(json.loads(text))
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Trace:
+        data = dict(data)
         data.pop("graph")
         steps = [Step(**step) for step in data.pop("steps")]
         return cls(**data, steps=steps)

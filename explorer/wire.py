@@ -9,6 +9,7 @@ import struct
 from typing import Any
 
 from explorer.limits import Limits
+from explorer.trace import Trace
 
 HEADER = struct.Struct("!Q")
 
@@ -18,11 +19,19 @@ def send(sock: socket.socket, payload: bytes) -> None:
     sock.sendall(HEADER.pack(len(payload)) + payload)
 
 
+class TooLarge(ConnectionError):
+    """A message over the receiver's cap: refused before any of it is read."""
+
+    def __init__(self, size: int, cap: int) -> None:
+        super().__init__(f"message of {size:,} bytes is over the {cap:,} byte cap")
+        self.size = size
+
+
 def recv(sock: socket.socket, max_bytes: int) -> bytes:
-    """One length-prefixed message; ConnectionError if the peer left or it is too large."""
+    """One length-prefixed message; ConnectionError if the peer left, TooLarge if it is."""
     (size,) = HEADER.unpack(_exactly(sock, HEADER.size))
     if size > max_bytes:
-        raise ConnectionError(f"message of {size:,} bytes is over the {max_bytes:,} byte cap")
+        raise TooLarge(size, max_bytes)
     return _exactly(sock, size)
 
 
@@ -37,8 +46,17 @@ def _exactly(sock: socket.socket, size: int) -> bytes:
     return b"".join(chunks)
 
 
-def job_message(code: str, device: str, limits: Limits, seed: int | None, threads: int) -> bytes:
-    """The JSON a parent sends for one run."""
+def job_message(code: str, device: str, limits: Limits, seed: int | None, threads: int,
+                keep: tuple[int, ...] = ()) -> bytes:
+    """The JSON a parent sends for one run (`keep`: backward calls to record in full)."""
     job: dict[str, Any] = {"code": code, "device": device, "seed": seed, "threads": threads,
-                           "limits": dataclasses.asdict(limits)}
+                           "limits": dataclasses.asdict(limits), "keep": list(keep)}
     return json.dumps(job).encode()
+
+
+def trace_message(trace: Trace) -> bytes:
+    """The JSON a child answers with. A value the snapshot left as an object (a function in an
+    object array...) goes as its type's name: the answer never fails on what a program made,
+    and no program code (a Module's `extra_repr`) runs to make it."""
+    return json.dumps(trace.to_dict(), ensure_ascii=False,
+                      default=lambda value: f"<{type(value).__name__}>").encode()

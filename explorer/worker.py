@@ -14,6 +14,7 @@ import contextlib
 import json
 import os
 import select
+import shutil
 import signal
 import socket
 import subprocess
@@ -21,15 +22,18 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from explorer.limits import Limits, time_message
 from explorer.trace import Trace, failure
-from explorer.wire import job_message, recv, send
+from explorer.wire import TooLarge, job_message, recv, send
 
 STARTUP_S = 120.0  # importing PyTorch on a cold machine
 GRACE_S = 2.0  # past the time limit, the child's own clock had its chance: kill it
-MAX_RESULT_BYTES = 64 << 20
+MAX_RESULT_BYTES = 16 << 20  # the largest seed program's Trace is 1.3 MB
+Progress = Callable[[dict[str, Any]], None]
 # What a child may see of the server's environment: no tokens, keys or passwords.
 KEPT_ENV = ("PATH", "LANG", "LC_ALL", "TZ", "CUDA_VISIBLE_DEVICES", "LD_LIBRARY_PATH")
 
@@ -50,16 +54,21 @@ class WorkerPool:
         self._start_zygote()
 
     def run(self, code: str, *, device: str = "cpu", limits: Limits | None = None,
-            seed: int | None = 0) -> Trace:
-        """Run `code` and return its Trace. Never raises for anything the code does."""
+            seed: int | None = 0, keep: tuple[int, ...] = (),
+            on_progress: Progress | None = None) -> Trace:
+        """Run `code` and return its Trace. Never raises for anything the code does.
+
+        `keep`: backward calls to record in full besides the first and last ten;
+        `on_progress`: called with each backward call's summary while the program runs."""
         limits = limits or self.limits
         if not self._slots.acquire(timeout=self.wait_s):
             return failure("Busy", "The explorer is busy with other runs; try again in a moment.",
                            device=device)
         try:
-            trace = self._run(code, device, limits, seed)
+            job = job_message(code, device, limits, seed, self.threads, keep)
+            trace = self._run(job, device, limits, on_progress)
             if trace.error and trace.error["type"] == "WorkerCrashed" and self._zygote_died():
-                trace = self._run(code, device, limits, seed)  # it met a dying zygote: again
+                trace = self._run(job, device, limits, on_progress)  # it met a dying zygote
             return trace
         finally:
             self._slots.release()
@@ -73,7 +82,8 @@ class WorkerPool:
                 self._zygote = None
         self._dir.cleanup()
 
-    def _run(self, code: str, device: str, limits: Limits, seed: int | None) -> Trace:
+    def _run(self, job: bytes, device: str, limits: Limits,
+             on_progress: Progress | None) -> Trace:
         try:
             conn = self._connect()
         except OSError as error:
@@ -83,20 +93,35 @@ class WorkerPool:
         pid: int | None = None
         with conn:
             try:
-                send(conn, job_message(code, device, limits, seed, self.threads))
+                send(conn, job)
+                deadline = started + limits.time_s + GRACE_S
                 conn.settimeout(limits.time_s + GRACE_S)
                 pid = int(json.loads(recv(conn, 1 << 10))["pid"])
-                conn.settimeout(max(0.1, started + limits.time_s + GRACE_S - time.monotonic()))
-                return Trace.from_json(recv(conn, MAX_RESULT_BYTES))
+                while True:  # progress updates, then the Trace
+                    conn.settimeout(max(0.1, deadline - time.monotonic()))
+                    message = json.loads(recv(conn, MAX_RESULT_BYTES))
+                    if "progress" not in message:
+                        return Trace.from_dict(message)
+                    if on_progress is not None:
+                        on_progress(message["progress"])
             except TimeoutError:
                 if pid is not None:
                     _kill(pid)
                 return failure("TimeLimit", time_message(limits), device=device)
+            except TooLarge as error:
+                return failure("MemoryLimit", f"The run's record (variables, graphs and "
+                               f"backward steps) came to {error.size / 2**20:,.0f} MiB, more "
+                               f"than the {MAX_RESULT_BYTES >> 20} MiB a run may send back. "
+                               "Smaller graphs, fewer backward calls or fewer top-level "
+                               "statements help.", device=device)
             except (OSError, ValueError, TypeError, KeyError):
                 return failure("WorkerCrashed", "The run ended without an answer (its process "
                                "died, perhaps from a crash inside a library). Nothing else "
                                "was affected; try again or simplify the program.",
                                device=device)
+            finally:
+                if pid is not None:  # the child's private directory (explorer.zygote)
+                    shutil.rmtree(Path(self._dir.name) / f"run-{pid}", ignore_errors=True)
 
     def _zygote_died(self) -> bool:
         with self._lock:
@@ -146,7 +171,9 @@ class WorkerPool:
         env = {key: os.environ[key] for key in KEPT_ENV if key in os.environ}
         path = os.pathsep.join(os.path.abspath(p or os.curdir) for p in sys.path)  # "" is cwd
         env.update(PYTHONPATH=path, HOME=self._dir.name,
-                   TMPDIR=self._dir.name, MALLOC_ARENA_MAX="2", PYTHONDONTWRITEBYTECODE="1")
+                   TMPDIR=self._dir.name, MALLOC_ARENA_MAX="2", PYTHONDONTWRITEBYTECODE="1",
+                   # one BLAS thread (a child may start none), and no TorchDynamo compiler
+                   OPENBLAS_NUM_THREADS="1", TORCHDYNAMO_DISABLE="1")
         self._zygote = subprocess.Popen(
             [sys.executable, "-m", "explorer.zygote", self._socket], stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, cwd=self._dir.name, env=env, start_new_session=True)
@@ -173,6 +200,6 @@ def default_pool() -> WorkerPool:
 
 
 def run(code: str, *, device: str = "cpu", limits: Limits | None = None,
-        seed: int | None = 0) -> Trace:
+        seed: int | None = 0, keep: tuple[int, ...] = ()) -> Trace:
     """Run `code` in the default pool."""
-    return default_pool().run(code, device=device, limits=limits, seed=seed)
+    return default_pool().run(code, device=device, limits=limits, seed=seed, keep=keep)

@@ -233,6 +233,9 @@ STATIC = [
     ("getattr", PRE + "getattr(x, 'y')", "Refused", 3, "`getattr` is not available"),
     ("vars", PRE + "vars()", "Refused", 3, "`vars` is not available"),
     ("globals", PRE + "globals()", "Refused", 3, "`globals` is not available"),
+    ("gds", PRE + "torch.cuda.gds.GdsFile('f', 65)", "Refused", 3, "`.gds` " + FILES),
+    ("surrogate", PRE + "s = '\ud800'", "SyntaxError", 3, "U+D800 is not valid text"),
+    ("too-long", PRE + "x = 1\n" * 20_000, "Refused", None, "at most 100,000"),
 ]
 
 # Only the runtime guards can tell: `prepare` lets these through. The `*-helper` rows are what
@@ -257,6 +260,16 @@ RUNTIME = [
     ("ctypes-helper", PRE + "torch.xpu.pointer", "Refused", 3, "`_ctypes`"),
     ("storage-class", PRE + "torch.UntypedStorage(1).type('os.getpid')", "Refused", 3,
      "raw storage"),
+    ("from-import", PRE + "from torch import os", "Refused", 3, "the module `os`"),
+    ("private-module", PRE + "torch.quantization", "Refused", 3,
+     "the module `torch.quantization`"),
+    ("format-field-module", PRE + "'{0.os}'.format(torch)", "Refused", 3, "the module `os`"),
+    ("str-subclass-format", PRE + "np.str_.format('{0.__class__}', 1)", "Refused", 3,
+     "`str.format(...)`"),
+    ("import-by-name", PRE + "torch.set_default_tensor_type('this.x')", "Refused", 3,
+     "not a tensor type"),
+    ("caught-refusal", PRE + "try:\n    torch.os\nexcept Exception:\n    pass", "Refused", 4,
+     "the module `os`"),
     ("class-object-base", PRE + "class A(object): pass", "NameError", 3, "'object'"),
     ("huge-power", PRE + "10**10**10", "NumberLimit", 3, "more than a million bits"),
     ("huge-shift", PRE + "1 << 10**9", "NumberLimit", 3, "more than a million bits"),
@@ -282,12 +295,12 @@ RESERVED = [
 ]
 
 
-def _params(table: list[tuple[str, str, str, int, str]]) -> list[object]:
+def _params(table: list[tuple[str, str, str, int | None, str]]) -> list[object]:
     return [pytest.param(*row[1:], id=row[0]) for row in table]
 
 
 @pytest.mark.parametrize(("code", "kind", "line", "reason"), _params(STATIC + RUNTIME))
-def test_refused(code: str, kind: str, line: int, reason: str) -> None:
+def test_refused(code: str, kind: str, line: int | None, reason: str) -> None:
     trace = run(code)
     assert trace.ok is False
     assert trace.error is not None
@@ -296,7 +309,7 @@ def test_refused(code: str, kind: str, line: int, reason: str) -> None:
 
 
 @pytest.mark.parametrize(("code", "kind", "line", "reason"), _params(STATIC))
-def test_refused_before_running(code: str, kind: str, line: int, reason: str) -> None:
+def test_refused_before_running(code: str, kind: str, line: int | None, reason: str) -> None:
     expected = SyntaxError if kind == "SyntaxError" else Refused
     with pytest.raises(expected) as caught:
         sandbox.prepare(code)

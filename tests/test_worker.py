@@ -6,9 +6,15 @@ take a few seconds each; nothing is mocked.
 
 from __future__ import annotations
 
+import json
+import os
+import re
 import resource
+import signal
+import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -18,6 +24,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from explorer import zygote
 from explorer.limits import Limits
 from explorer.worker import WorkerPool
 from tests.conftest import ROOT
@@ -193,3 +200,115 @@ def test_a_parent_that_imports_from_its_working_directory_still_gets_workers(
     done = subprocess.run([sys.executable, str(script)], cwd=ROOT, capture_output=True,
                           text=True, timeout=120, check=False)
     assert done.stdout == "42\n", done.stderr[-500:]
+
+
+# --- the second wall: what a program that got past the sandbox would meet -----------------------
+
+
+def child_status(pid: int) -> dict[str, str]:
+    lines = Path(f"/proc/{pid}/status").read_text().splitlines()
+    return dict(line.split(":\t", 1) for line in lines if ":\t" in line)
+
+
+def test_the_zygote_lives_in_a_private_directory(pool: WorkerPool) -> None:
+    assert pool._zygote is not None
+    home = Path(pool._dir.name)
+    proc = Path(f"/proc/{pool._zygote.pid}")
+    assert home.stat().st_mode & 0o777 == 0o700
+    assert Path(os.readlink(proc / "cwd")) == home
+    environ = (proc / "environ").read_bytes().split(b"\0")
+    assert {f"HOME={home}".encode(), f"TMPDIR={home}".encode()} <= set(environ)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="a network namespace and a user change need root")
+def test_a_running_child_is_confined(pool: WorkerPool) -> None:
+    assert pool._zygote is not None
+    zygote = pool._zygote.pid
+    late = threading.Thread(target=pool.run, args=("import time\ntime.sleep(1.5)\n",))
+    late.start()
+    assert wait_until(lambda: len(zygote_processes(pool)) == 2)
+    (child,) = set(zygote_processes(pool)) - {zygote}
+    assert wait_until(lambda: child_status(child)["NoNewPrivs"] == "1")  # fully confined
+    assert Path(os.readlink(f"/proc/{child}/cwd")) == Path(pool._dir.name) / f"run-{child}"
+    status = child_status(child)
+    assert status["Uid"].split() == ["65534"] * 4 and status["Gid"].split() == ["65534"] * 4
+    assert int(status["CapEff"], 16) == 1 << 2  # CAP_DAC_READ_SEARCH: it may read, no more
+    limits = Path(f"/proc/{child}/limits").read_text()
+    assert re.search(r"Max processes\s+0\s+0", limits)
+    assert re.search(r"Max file size\s+0\s+0", limits)
+    network = os.readlink(f"/proc/{child}/ns/net")
+    assert network == os.readlink(f"/proc/{zygote}/ns/net") != os.readlink("/proc/self/ns/net")
+    late.join()
+    assert not (Path(pool._dir.name) / f"run-{child}").exists()  # removed after the run
+
+
+def confined_attempts(port: int, victim: Path) -> dict[str, str]:
+    """Run in a fresh child confined the way the zygote confines its children: what each thing
+    an escaped program might try does ("allowed" or the error it meets)."""
+    results: dict[str, str] = {}
+
+    def attempt(name: str, action: Callable[[], object]) -> None:
+        try:
+            action()
+            results[name] = "allowed"
+        except (OSError, ValueError) as error:
+            results[name] = type(error).__name__
+
+    def fork() -> None:
+        if os.fork() == 0:
+            os._exit(0)
+        os.wait()
+
+    zygote._unshare_network()
+    zygote._confine(Limits(), "cpu")
+    private = {os.environ["HOME"], os.environ["TMPDIR"], tempfile.gettempdir(), os.getcwd()}
+    results["home"] = str(private == {str(victim.parent / f"run-{os.getpid()}")})
+    attempt("connect", lambda: socket.create_connection(("127.0.0.1", port), timeout=2).close())
+    attempt("fork", fork)
+    attempt("subprocess", lambda: subprocess.run(["true"], check=True))
+    attempt("write", lambda: Path("file").write_text("data"))
+    attempt("remove", lambda: victim.unlink())
+    attempt("signal", lambda: os.kill(os.getppid(), signal.SIGTERM))
+    attempt("raise-limit", lambda: resource.setrlimit(resource.RLIMIT_NPROC, (64, 64)))
+    return results
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="a network namespace and a user change need root")
+def test_an_escaped_program_meets_the_second_wall(tmp_path: Path) -> None:
+    victim = tmp_path / "victim"
+    victim.write_text("keep me")
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        port = listener.getsockname()[1]
+        read, write = os.pipe()
+        torch.set_num_threads(1)  # as the zygote does: a forked child must not need OpenMP
+        pid = os.fork()
+        if pid == 0:  # the child: never returns into pytest
+            try:
+                os.chdir(tmp_path)
+                os.write(write, json.dumps(confined_attempts(port, victim)).encode())
+            finally:
+                os._exit(0)
+        os.close(write)
+        with os.fdopen(read) as pipe:
+            results = json.loads(pipe.read() or "{}")
+        os.waitpid(pid, 0)
+        listener.settimeout(0.1)
+        with pytest.raises(TimeoutError):
+            listener.accept()  # nothing arrived
+    assert results == {"home": "True", "connect": "OSError", "fork": "BlockingIOError",
+                       "subprocess": "BlockingIOError", "write": "OSError",
+                       "remove": "PermissionError", "signal": "PermissionError",
+                       "raise-limit": "ValueError"}
+    assert victim.read_text() == "keep me"
+
+
+def test_an_oversized_trace_is_a_clear_error(pool: WorkerPool) -> None:
+    # 1,500 ops, each backward call recorded with its gradients: about 26 MiB of answer.
+    trace = pool.run("x = torch.ones(1000, requires_grad=True)\ny = x\nfor i in range(1500):\n"
+                     "    y = y * 1.0001\nfor k in range(3):\n"
+                     "    y.sum().backward(retain_graph=True)\n", limits=Limits(time_s=20))
+    assert trace.error is not None and trace.error["type"] == "MemoryLimit"
+    assert "MiB a run may send back" in trace.error["message"]
+    assert_works(pool)

@@ -22,14 +22,17 @@ def _layout(dot: str) -> tuple[dict[str, Any], str]:
     return positions(dot), svg(dot)
 
 
-def backward_pass(page: str, trace: Trace, lang: str) -> None:
-    """Pick a recorded backward call and replay it."""
+def backward_pass(page: str, trace: Trace, lang: str, chosen: int | None = None) -> None:
+    """Pick a recorded backward call (`chosen`: its number, if known) and replay it."""
     if not trace.backward:
         st.info(text("no_backward", lang))
         return
     calls = {f"#{c['call']} ({c['kind']})": c for c in trace.backward}
     names = list(calls)
-    if len(names) > 1:
+    numbers = [c["call"] for c in trace.backward]
+    if chosen in numbers:
+        call = trace.backward[numbers.index(chosen)]
+    elif len(names) > 1:
         call = calls[st.selectbox(text("backward_call", lang), names, index=len(names) - 1,
                                   key=f"{page}.call")]
     else:

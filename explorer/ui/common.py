@@ -14,6 +14,8 @@ PAGES = (("streamlit_app.py", "home", ":material/home:"),
          ("pages/1_Playground.py", "playground", ":material/play_arrow:"),
          ("pages/2_Graph.py", "graph_page", ":material/account_tree:"),
          ("pages/5_Backward.py", "backward_page", ":material/replay:"),
+         ("pages/6_Custom_Function.py", "custom_page", ":material/function:"),
+         ("pages/7_Training.py", "training_page", ":material/trending_down:"),
          ("pages/3_NumPy.py", "numpy_page", ":material/swap_horiz:"),
          ("pages/4_Devices.py", "devices_page", ":material/memory:"))
 CSS = """<style>

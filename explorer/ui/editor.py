@@ -33,12 +33,21 @@ def editor(name: str, language: str, run_on: str,
                  on_change=lambda: st.session_state.update(
                      {code_key: st.session_state[f"{name}.code_widget"]}))
     st.caption(text("sandbox_note", language, time=LIMITS.time_s, memory=LIMITS.memory_mb))
-    if st.button(text("run", language), type="primary", key=f"{name}.run"):
+    clicked = st.button(text("run", language), type="primary", key=f"{name}.run")
+    if clicked or st.session_state.pop(f"{name}.autorun", False):
         with st.spinner(text("running", language)):
             trace = pool().run(st.session_state[code_key], device=run_on)
         st.session_state[trace_key] = trace
         st.session_state[f"{name}.step"] = max(len(trace.steps), 1)
     return st.session_state.get(trace_key)
+
+
+def open_program(name: str, page_path: str, code: str) -> None:
+    """Go to the page whose editor is `name` with `code` in it, and run it there."""
+    st.session_state[f"{name}.code"] = code
+    st.session_state[f"{name}.autorun"] = True
+    st.session_state.pop(f"{name}.trace", None)
+    st.switch_page(page_path)
 
 
 def editor_page(name: str, title_key: str, intro_key: str, default: str = "autograd-basics",

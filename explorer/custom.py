@@ -1,0 +1,50 @@
+"""Checking a program's own autograd.Function classes with gradcheck. Pure.
+
+`check_program(code)` keeps the program's imports and class definitions (not the rest, such
+as a training loop) and adds, for each Function class with one input, a double-precision
+`torch.autograd.gradcheck` and a comparison with autograd's own ReLU gradient.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+CHECK = """
+gradcheck_input = torch.randn(8, dtype=torch.double, requires_grad=True)
+{name}_gradcheck = torch.autograd.gradcheck({name}.apply, (gradcheck_input,), eps=1e-6,
+                                            atol=1e-4, raise_exception=False)
+{name}_grad, = torch.autograd.grad({name}.apply(gradcheck_input).sum(), gradcheck_input)
+relu_grad, = torch.autograd.grad(torch.relu(gradcheck_input).sum(), gradcheck_input)
+{name}_matches_relu = bool(torch.allclose({name}_grad, relu_grad))
+"""
+
+
+def function_classes(code: str) -> list[str]:
+    """Names of the classes in `code` that subclass an autograd Function."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return []
+    return [node.name for node in tree.body if isinstance(node, ast.ClassDef)
+            and any(ast.unparse(base).endswith("Function") for base in node.bases)]
+
+
+def check_program(code: str) -> str:
+    """The program's imports and classes, then a gradient check of each Function class."""
+    tree = ast.parse(code)
+    kept = [node for node in tree.body if isinstance(node, ast.Import | ast.ImportFrom
+                                                     | ast.ClassDef)]
+    head = ast.unparse(ast.Module(kept, []))
+    return "\n".join(["import torch", head, *(CHECK.format(name=name)
+                                               for name in function_classes(code))])
+
+
+def verdicts(variables: dict[str, Any], names: list[str]) -> list[dict[str, Any]]:
+    """Per class: did gradcheck pass, and does the gradient match torch.relu's?"""
+    out = []
+    for name in names:
+        passed = variables.get(f"{name}_gradcheck", {}).get("values")
+        matches = variables.get(f"{name}_matches_relu", {}).get("values")
+        out.append({"name": name, "gradcheck": passed, "matches_relu": matches})
+    return out

@@ -1,0 +1,68 @@
+"""The benchmark's smoke run: `python -m explorer.bench --quick` prints every section, its
+tables hold numbers, and each target has a verdict. Timings are not judged here."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import pytest
+
+from explorer.examples import EXAMPLES
+from tests.conftest import ROOT
+
+SECTIONS = ("== 1. Pipeline vs bare torchviz", "== 2. Seed programs", "== 3. Animation figure",
+            "== 4. Memory over", "== 5. Where the time goes", "== Targets ==")
+NUMBER = re.compile(r"[+-]?\d+(\.\d+)?x?")
+
+
+@pytest.fixture(scope="module")
+def report() -> str:
+    done = subprocess.run([sys.executable, "-m", "explorer.bench", "--quick"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300, check=True)
+    return done.stdout
+
+
+def _tables(report: str) -> dict[str, list[dict[str, str]]]:
+    """Section title -> the rows of its table, as column -> cell."""
+    tables = {}
+    for section in report.split("\n== ")[1:]:
+        lines = section.splitlines()
+        rule = next((i for i, line in enumerate(lines) if line.startswith("---")), None)
+        if rule is None:  # the targets
+            continue
+        header = lines[rule - 1].split()
+        rows = [line.split() for line in lines[rule + 1:] if line.strip()]
+        assert all(len(row) == len(header) for row in rows), section
+        tables[lines[0]] = [dict(zip(header, row, strict=True)) for row in rows]
+    return tables
+
+
+def test_every_section_and_target_is_printed(report: str) -> None:
+    for title in SECTIONS:
+        assert title in report, title
+    verdicts = report.split("== Targets ==")[1].strip().splitlines()
+    assert len(verdicts) == 5
+    assert all(line.startswith(("PASS  ", "MISS  ")) for line in verdicts)
+
+
+def test_the_tables_hold_numbers(report: str) -> None:
+    tables = _tables(report)
+    pipeline = next(rows for title, rows in tables.items() if title.startswith("1."))
+    assert [row["ops"] for row in pipeline] == ["10", "50"]
+    for row in pipeline:
+        assert int(row["nodes"]) == 2 * int(row["ops"]) + 5  # muls, saved tensors, x, sum, loss
+        assert NUMBER.fullmatch(row["torchviz"]) or row["torchviz"] == "RecursionError"
+        for column in ("raised", "drawing", "draw_ratio", "run", "view", "layout", "figure",
+                       "total", "ratio"):
+            assert NUMBER.fullmatch(row[column]), (column, row)
+        assert float(row["total"]) > 0
+    seeds = next(rows for title, rows in tables.items() if title.startswith("2."))
+    assert [row["example"] for row in seeds] == [e.key for e in EXAMPLES]
+    for row in seeds:
+        assert all(NUMBER.fullmatch(row[c]) for c in ("runs", "p50", "p95", "max", "bare"))
+    for title, rows in tables.items():
+        if title.startswith(("3.", "4.", "5.")):
+            assert rows and all(NUMBER.fullmatch(cell) for row in rows
+                                for cell in list(row.values())[1:]), title
