@@ -417,6 +417,7 @@ class Report:
     """Everything one benchmark run measured."""
 
     quick: bool
+    load: float = field(default_factory=lambda: os.getloadavg()[0])  # at the start
     threads: int = 1
     first_run: float = 0.0
     seeds: list[Seed] = field(default_factory=list)
@@ -482,8 +483,8 @@ def render(report: Report) -> str:
     """The report as text: environment, five sections, targets."""
     out = [f"Autograd Explorer benchmark{' (quick)' if report.quick else ''}: Python "
            f"{platform.python_version()}, {_versions()}, {os.cpu_count()} CPUs, load average "
-           f"{os.getloadavg()[0]:.2f}; WorkerPool(size={POOL_SIZE}): {report.threads} torch "
-           "thread(s) per run.",
+           f"{report.load:.2f} at the start and {os.getloadavg()[0]:.2f} at the end; "
+           f"WorkerPool(size={POOL_SIZE}): {report.threads} torch thread(s) per run.",
            f"Scale runs (sections 1, 3, 5) use {SCALE_LIMITS} instead of the app's 5 s and "
            "20,000 nodes; seed runs use the app's limits. Times in ms; medians.", ""]
     out += ["== 1. Pipeline vs bare torchviz (chain of N `y = y * 1.001`, loss.backward()) ==",

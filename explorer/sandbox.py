@@ -35,13 +35,13 @@ BLOCKED_ATTRS = frozenset({
     "load_library", "load_state_dict_from_url", "download_url_to_file", "export_chrome_trace",
     "export_stacks", "get_unsafe_globals_in_checkpoint", "tunable", "debug_dump",
     # native code, compilers, process and device reach
-    "ctypes", "ctypeslib", "f2py", "lib", "hub", "ops", "jit", "compile", "compiler", "library",
-    "classes", "fx", "utils", "cpp_extension", "multiprocessing", "distributed", "package",
-    "onnx", "export", "profiler", "profiler_legacy", "jiterator", "backends", "_C",
-    "share_memory_", "from_buffer", "set_per_process_memory_fraction", "memory_snapshot", "nvtx",
-    "overrides", "testing", "prepare_multiprocessing_environment", "serialization", "gds",
-    "cudart", "CUDAPluggableAllocator", "XPUPluggableAllocator", "change_current_allocator",
-    "compile_shader", "share_memory",
+    "ctypes", "cffi", "ctypeslib", "f2py", "lib", "hub", "ops", "jit", "compile", "compiler",
+    "library", "classes", "fx", "utils", "cpp_extension", "multiprocessing", "distributed",
+    "package", "onnx", "export", "profiler", "profiler_legacy", "jiterator", "backends", "_C",
+    "share_memory_", "share_memory", "from_buffer", "set_per_process_memory_fraction",
+    "memory_snapshot", "nvtx", "overrides", "testing", "prepare_multiprocessing_environment",
+    "serialization", "gds", "cudart", "CUDAPluggableAllocator", "XPUPluggableAllocator",
+    "change_current_allocator", "compile_shader",
     # more threads than the pool gave this run would take cores from every other run
     "set_num_threads", "set_num_interop_threads",
     # interpreter introspection

@@ -7,6 +7,7 @@ import streamlit as st
 from explorer.devices import cuda_devices as ask_cuda_devices
 from explorer.i18n import LANGUAGES, text
 from explorer.limits import Limits
+from explorer.ratelimit import RUNS
 from explorer.worker import WorkerPool
 
 LIMITS = Limits()
@@ -74,6 +75,14 @@ def _choice(key: str, options: list[str], label: str, **kwargs: object) -> None:
     widget = st.sidebar.radio if kwargs.get("horizontal") else st.sidebar.selectbox
     widget(label, options, key=f"{key}.widget", **kwargs,
            on_change=lambda: st.session_state.update({key: st.session_state[f"{key}.widget"]}))
+
+
+def may_run(language: str) -> bool:
+    """Spend one of this session's runs (see explorer.ratelimit); say so when it must wait."""
+    wait = RUNS.take(RUNS.key(st.session_state))
+    if wait:
+        st.warning(RUNS.message(wait, language), icon=":material/hourglass_top:")
+    return not wait
 
 
 def lang() -> str:

@@ -10,7 +10,7 @@ import streamlit as st
 from explorer.examples import EXAMPLES, by_key
 from explorer.i18n import text
 from explorer.trace import Trace
-from explorer.ui.common import LIMITS, device, lang, page, pool
+from explorer.ui.common import LIMITS, device, lang, may_run, page, pool
 
 
 def editor(name: str, language: str, run_on: str,
@@ -34,7 +34,7 @@ def editor(name: str, language: str, run_on: str,
                      {code_key: st.session_state[f"{name}.code_widget"]}))
     st.caption(text("sandbox_note", language, time=LIMITS.time_s, memory=LIMITS.memory_mb))
     clicked = st.button(text("run", language), type="primary", key=f"{name}.run")
-    if clicked or st.session_state.pop(f"{name}.autorun", False):
+    if (clicked or st.session_state.pop(f"{name}.autorun", False)) and may_run(language):
         with st.spinner(text("running", language)):
             trace = pool().run(st.session_state[code_key], device=run_on)
         st.session_state[trace_key] = trace

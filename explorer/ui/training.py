@@ -13,7 +13,7 @@ from explorer.limits import Limits
 from explorer.trace import Trace
 from explorer.training import Settings, grad_norm_figure, loss_figure, program
 from explorer.ui.backward import backward_pass
-from explorer.ui.common import pool
+from explorer.ui.common import may_run, pool
 from explorer.ui.steps import error_panel
 
 LIMITS = Limits(time_s=20)  # a few thousand iterations of the seed's network
@@ -41,7 +41,7 @@ def settings_form(lang: str) -> Settings:
 
 def train(settings: Settings, lang: str) -> Trace | None:
     """Train when asked, drawing the loss as it falls; then the curves of the last run."""
-    if st.session_state.pop("training.wanted", None) == settings:
+    if st.session_state.pop("training.wanted", None) == settings and may_run(lang):
         st.session_state["training.run"] = (settings, _run_live(settings, lang))
     done = st.session_state.get("training.run")
     if done is None:
@@ -99,7 +99,7 @@ def iteration_pass(settings: Settings, trace: Trace, lang: str) -> None:
         return
     chosen = st.number_input(text("iteration", lang), 1, count, count, key="training.k")
     key = ("training.pass", astuple(settings), chosen)
-    if st.button(text("open_iteration", lang, k=chosen), key="training.open"):
+    if st.button(text("open_iteration", lang, k=chosen), key="training.open") and may_run(lang):
         with st.spinner(text("rerunning", lang, k=chosen)):
             st.session_state["training.pass"] = (key, pool().run(
                 program(settings), limits=LIMITS, keep=(int(chosen),)))
