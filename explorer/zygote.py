@@ -34,12 +34,14 @@ CAPABILITY_VERSION_3, CAP_DAC_READ_SEARCH_BIT = 0x20080522, 1 << 2
 NOBODY = 65534
 _LIBC = ctypes.CDLL(None, use_errno=True)
 
-WARM_UP = "x = torch.ones(2, 2, requires_grad=True)\nout = (x * x + 1).mean()\nout.backward()\n"
+# Run once before forking: every child inherits PyTorch's first-call set-up, including the
+# TorchDynamo import an optimizer's first `step()` makes (2.5 s, in every run otherwise).
+WARM_UP = ("x = torch.ones(2, 2, requires_grad=True)\nout = (x * x + 1).mean()\nout.backward()\n"
+           "torch.optim.SGD([x], lr=0.1).step()\n")
 
 
 def main(path: str) -> None:
-    # One small run first, so every child inherits PyTorch's first-call set-up. One thread:
-    # a fork must not inherit a started OpenMP pool.
+    # One thread: a fork must not inherit a started OpenMP pool.
     torch.set_num_threads(1)
     execute(WARM_UP)
     _unshare_network()  # where Linux allows: SECURITY.md
