@@ -430,7 +430,7 @@ ATTACKS: list[Attack] = [
     Bomb("string-repeat", "memory", "'a' * 10**10", "MemoryLimit", MEMORY),
     Bomb("bytes-repeat", "memory", "b'a' * 10**10", "MemoryLimit", MEMORY),
     Bomb("list-repeat", "memory", "[0] * 10**10", "MemoryLimit", MEMORY),
-    Bomb("string-doubling", "memory", "s = 'x' * 2**20\nwhile True:\n    s = s + s", "MemoryLimit",
+    Bomb("string-growth", "memory", "s = 'x' * 2**20\nwhile True:\n    s = s * 4", "MemoryLimit",
          MEMORY),
     Bomb("list-range", "memory", "list(range(10**9))", "MemoryLimit", MEMORY),
     Bomb("expand-sum", "time", "torch.ones(1).expand(2**62).sum()", "TimeLimit", STOPPED),

@@ -26,7 +26,7 @@ import torch
 
 from explorer import zygote
 from explorer.limits import Limits
-from explorer.worker import WorkerPool
+from explorer.worker import WorkerPool, _Turns
 from tests.conftest import ROOT
 from tests.programs import SEED
 
@@ -312,3 +312,30 @@ def test_an_oversized_trace_is_a_clear_error(pool: WorkerPool) -> None:
     assert trace.error is not None and trace.error["type"] == "MemoryLimit"
     assert "MiB a run may send back" in trace.error["message"]
     assert_works(pool)
+
+
+def test_turns_are_first_come_first_served() -> None:
+    # A Semaphore would let the thread that just released take the turn again at once: under
+    # load one session could wait until `Busy` while others run again and again.
+    turns = _Turns(1)
+    assert turns.acquire(timeout=1)
+    order: list[str] = []
+
+    def wait_and_run(name: str) -> None:
+        assert turns.acquire(timeout=10)
+        order.append(name)
+        turns.release()
+
+    waiting = [threading.Thread(target=wait_and_run, args=(name,)) for name in "ab"]
+    for thread in waiting:
+        thread.start()
+        time.sleep(0.1)  # queued in this order
+    turns.release()
+    assert turns.acquire(timeout=10)  # straight back in line: behind a and b
+    order.append("again")
+    for thread in waiting:
+        thread.join()
+    assert order == ["a", "b", "again"]
+    assert not turns.acquire(timeout=0.1)  # still held: a timed-out wait gives up its place
+    turns.release()
+    assert turns.acquire(timeout=1)
