@@ -10,6 +10,7 @@ Trace with a clear error. The server process itself never imports PyTorch.
 from __future__ import annotations
 
 import atexit
+import collections
 import contextlib
 import json
 import os
@@ -46,7 +47,7 @@ class WorkerPool:
         self.limits = limits
         self.wait_s = wait_s
         self.threads = max(1, (os.cpu_count() or 1) // size)
-        self._slots = threading.BoundedSemaphore(size)
+        self._slots = _Turns(size)
         self._lock = threading.Lock()
         self._dir = tempfile.TemporaryDirectory(prefix="explorer-")
         self._socket = str(Path(self._dir.name) / "zygote.sock")
@@ -177,6 +178,32 @@ class WorkerPool:
         self._zygote = subprocess.Popen(
             [sys.executable, "-m", "explorer.zygote", self._socket], stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, cwd=self._dir.name, env=env, start_new_session=True)
+
+
+class _Turns:
+    """At most `size` runs at once, the waiting ones served first come, first served (with a
+    Semaphore, a thread that has just released can take the turn again ahead of them all)."""
+
+    def __init__(self, size: int) -> None:
+        self._free = size
+        self._queue: collections.deque[object] = collections.deque()
+        self._changed = threading.Condition()
+
+    def acquire(self, timeout: float) -> bool:
+        """Wait for a turn, at most `timeout` seconds; whether one was given."""
+        me = object()
+        with self._changed:
+            self._queue.append(me)
+            given = self._changed.wait_for(lambda: self._free and self._queue[0] is me, timeout)
+            self._free -= bool(given)
+            self._queue.remove(me)
+            self._changed.notify_all()  # the next in line may go if a turn is still free
+            return bool(given)
+
+    def release(self) -> None:
+        with self._changed:
+            self._free += 1
+            self._changed.notify_all()
 
 
 def _kill(pid: int) -> None:

@@ -58,16 +58,15 @@ KINDS: dict[str, tuple[float, str, str]] = {
 # Kinds whose run shows no output, only an error: the page tells one from the run before it
 # by that error, so `plan` never puts two of the same kind in a row.
 SILENT = {"time": "TimeLimit", "kill": "WorkerCrashed"}
-# True once the run ended: nothing on the page is stale any more, and its token shows, or the
-# error a silent run ends with, or the page went stale (busy, or anything else) and back.
+# True once the run ended: nothing on the page is stale, and its token shows, or the error a
+# silent run ends with, or `Busy`. (A click first reruns the page for the edited code alone,
+# which still shows the previous run: only what this run alone can show counts.)
 DONE = """([token, error]) => {
-    const stale = document.querySelectorAll("[data-stale='true']").length > 0;
-    window.__sawStale = window.__sawStale || stale;
-    if (stale) return false;
+    if (document.querySelector("[data-stale='true']")) return false;
     const shown = [...document.querySelectorAll("[data-testid='stCode']")]
         .some(block => block.textContent.includes(token));
-    const alert = document.querySelector("[data-testid='stAlert']");
-    return shown || (error && alert && alert.innerText.includes(error)) || window.__sawStale;
+    const alert = document.querySelector("[data-testid='stAlert']")?.innerText ?? "";
+    return shown || (error !== null && alert.includes(error)) || alert.includes("Busy");
 }"""
 OUTCOME = """() => {
     const alert = document.querySelector("[data-testid='stAlert']");
@@ -240,7 +239,6 @@ async def session(number: int, kinds: list[str], browser: Any, url: str, deadlin
                 return
             token = f"session-{number}-run-{n}"
             await page.get_by_label("Code").fill(KINDS[kind][1].replace("TOKEN", token))
-            await page.evaluate("window.__sawStale = false")
             run = Run(number, kind, KINDS[kind][2], started=time.monotonic())
             await run_button.click()
             killer = asyncio.create_task(asyncio.to_thread(kill_a_sleeping_worker, url)) \
