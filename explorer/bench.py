@@ -12,7 +12,8 @@ In one process and one run (the machine is noisy, so results are ratios and medi
    plain PyTorch;
 3. the animation figure's JSON size, collapsed (the page's default) and uncollapsed;
 4. RSS of the zygote and of this process before and after many runs;
-5. where the time goes: the same chains run in this process, stage by stage;
+5. where the time goes: a worker run split into the child's execute() and the rest, and
+   the same chains executed in this process, stage by stage;
 
 then PASS/MISS for each target. `--quick` uses tiny sizes and few runs (tests/test_bench.py).
 `--browser` instead times, in Debian's Chromium, Run → graph visible on the Graph page.
@@ -90,6 +91,7 @@ class Served:
     view: float = 0.0
     layout: float = 0.0
     figure: float = 0.0
+    in_child: float = 0.0  # of `run`: the worker's own execute() (Trace.elapsed_ms)
     nodes: int = 0  # of the graph drawn: at the backward call, else after the last step
     steps: int = 0  # engine steps of the backward call animated
     figure_bytes: int = 0
@@ -105,7 +107,7 @@ def serve(pool: WorkerPool, code: str, limits: Limits | None = None,
     """Run `code` and make what its pages show, timing each stage."""
     started = time.perf_counter()
     trace = pool.run(code, limits=limits)
-    served = Served(run=time.perf_counter() - started,
+    served = Served(run=time.perf_counter() - started, in_child=trace.elapsed_ms / 1000,
                     error=trace.error["type"] if trace.error else None)
     calls = [c for c in trace.backward if "graph" in c and c["steps"]]
     graph = trace.graphs[calls[-1]["graph"]] if calls else trace.graph
@@ -254,7 +256,7 @@ def _median_served(runs: list[Served]) -> Served:
 
     first = runs[0]
     return Served(median("run"), median("view"), median("layout"), median("figure"),
-                  first.nodes, first.steps, first.figure_bytes, first.error)
+                  median("in_child"), first.nodes, first.steps, first.figure_bytes, first.error)
 
 
 @dataclass
@@ -530,17 +532,19 @@ def render(report: Report) -> str:
             _table(["process", "before", "after", "growth"],
                    [[name, f"{a:.1f}", f"{b:.1f}", f"{b - a:+.1f}"] for name, (a, b) in
                     (("zygote", memory.zygote), ("parent", memory.parent))]), ""]
-    out += ["== 5. Where the time goes (the same chains executed in this process) ==",
-            "graphs = explorer.graph.record after each statement (calls = how many); "
-            "at_backward = the graph drawn when backward is called; hooks = hooking every node "
-            "of the pass; all three inside execute. worker = section 1's run - execute - "
-            "to_json - parse: fork, copy-on-write, limits, socket.",
-            _table(["ops", "execute", "graphs", "calls", "at_backward", "hooks", "to_json",
-                    "parse", "trace_MB", "worker"],
-                   [[str(st.ops), _ms(st.execute), _ms(st.graphs), f"{st.graph_calls:g}",
-                     _ms(st.at_backward), _ms(st.hooks), _ms(st.to_json), _ms(st.parse),
-                     f"{st.megabytes:.2f}",
-                     _ms(sc.served.run - st.execute - st.to_json - st.parse)]
+    out += ["== 5. Where the time goes ==",
+            "From section 1: run, in_child = the worker's execute() (Trace.elapsed_ms), rest = "
+            "run - in_child: fork, copy-on-write, limits, Trace to JSON, socket, parse.",
+            "The same chain executed in this process: execute, and inside it graphs = "
+            "explorer.graph.record after each statement (calls = how many), at_backward = the "
+            "graph drawn when backward is called, hooks = hooking every node of the pass; then "
+            "to_json = Trace.to_json, parse = Trace.from_json of it.",
+            _table(["ops", "run", "in_child", "rest", "execute", "graphs", "calls",
+                    "at_backward", "hooks", "to_json", "parse", "trace_MB"],
+                   [[str(st.ops), _ms(sc.served.run), _ms(sc.served.in_child),
+                     _ms(sc.served.run - sc.served.in_child), _ms(st.execute), _ms(st.graphs),
+                     f"{st.graph_calls:g}", _ms(st.at_backward), _ms(st.hooks), _ms(st.to_json),
+                     _ms(st.parse), f"{st.megabytes:.2f}"]
                     for st, sc in zip(report.stages, report.scales, strict=True)]), ""]
     out += ["== Targets ==", *targets(report)]
     return "\n".join(out)
