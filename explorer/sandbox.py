@@ -34,6 +34,8 @@ BLOCKED_ATTRS = frozenset({
     "savez_compressed", "genfromtxt", "fromregex", "DataSource", "open_memmap", "dump", "dumps",
     "load_library", "load_state_dict_from_url", "download_url_to_file", "export_chrome_trace",
     "export_stacks", "get_unsafe_globals_in_checkpoint", "tunable", "debug_dump",
+    # where the server's files are (install paths, build configuration)
+    "get_include", "show_config", "show_runtime", "cmake_prefix_path", "get_file_path",
     # native code, compilers, process and device reach
     "ctypes", "cffi", "ctypeslib", "f2py", "lib", "hub", "ops", "jit", "compile", "compiler",
     "library", "classes", "fx", "utils", "cpp_extension", "multiprocessing", "distributed",
