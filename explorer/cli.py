@@ -1,35 +1,132 @@
-"""`python -m explorer run FILE.py [FILE.py ...] [--device cpu|cuda] [--json]`.
+"""`python -m explorer run FILE.py [FILE.py ...]` or `python -m explorer export FILE.py ...`.
 
-Runs each file (`-` reads standard input) in order through one warm worker pool and prints
-its Trace: one JSON object per line with `--json`, a short readable summary without.
+`run` runs each file (`-` reads standard input) in order through one warm worker pool and
+prints its Trace: one JSON object per line with `--json`, a short readable summary without.
+`export` runs one file the same way and writes what it made: the graph after the last step
+(`--dot`, `--svg`, `--png`), the Trace (`--json`) and the backward animation as a page that
+plays offline (`--html`). Each file is written whole or not at all; one that cannot be made
+(no graph, no backward pass) is not written, and the exit status is 1.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import sys
-from collections.abc import Sequence
+import tempfile
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from explorer.export import (
+    ExportError,
+    animation_html,
+    graph_dot,
+    graph_png,
+    graph_svg,
+    trace_json,
+)
 from explorer.limits import Limits
+from explorer.render import LayoutError
 from explorer.trace import Trace
 from explorer.worker import WorkerPool
+
+OUTPUTS = ("json", "dot", "svg", "png", "html")  # the order `export` writes them in
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    limits = Limits(time_s=args.time_limit, memory_mb=args.memory_limit)
-    pool = WorkerPool(size=1, limits=limits)
+    if args.command == "export":
+        return export(args)
+    pool = _pool(args)
     failed = False
     try:
         for name in args.files:
-            code = sys.stdin.read() if name == "-" else Path(name).read_text(encoding="utf-8")
+            code = _read(args.command_parser, name)
             trace = pool.run(code, device=args.device, seed=args.seed)
             failed |= not trace.ok
             print(trace.to_json() if args.json else summary(name, trace), flush=True)
     finally:
         pool.close()
     return 1 if failed else 0
+
+
+def export(args: argparse.Namespace) -> int:
+    """Run one program and write the files asked for; 1 if it failed or a file was not made."""
+    parser = args.command_parser
+    outputs = {kind: Path(getattr(args, kind)) for kind in OUTPUTS if getattr(args, kind)}
+    if not outputs:
+        parser.error("give at least one output: --html, --svg, --png, --dot or --json")
+    _check_outputs(parser, args.file, list(outputs.values()))
+    code = _read(parser, args.file)
+    pool = _pool(args)
+    try:
+        trace = pool.run(code, device=args.device, seed=args.seed)
+    finally:
+        pool.close()
+    print(summary(args.file, trace), flush=True)
+    name = None if args.file == "-" else Path(args.file).name
+    makers: dict[str, Callable[[Trace], str | bytes]] = {
+        "json": trace_json, "dot": graph_dot, "svg": graph_svg, "png": graph_png,
+        "html": lambda t: animation_html(t, name=name)}
+    failed = not trace.ok
+    for kind, path in outputs.items():
+        try:
+            write_whole(path, makers[kind](trace))
+        except (ExportError, LayoutError, OSError) as error:
+            print(f"{path} not written: {error}", file=sys.stderr, flush=True)
+            failed = True
+        else:
+            print(f"wrote {path}", flush=True)
+    return 1 if failed else 0
+
+
+def write_whole(path: Path, data: str | bytes) -> None:
+    """Write `path` whole or not at all: a temporary file beside it, renamed over it."""
+    raw = data.encode() if isinstance(data, str) else data
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as file:
+            file.write(raw)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temporary, 0o666 & ~umask)  # as a plain `open` would have made it
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
+        raise
+
+
+def _check_outputs(parser: argparse.ArgumentParser, source: str, paths: list[Path]) -> None:
+    """Refuse, before anything runs, outputs that could not be written."""
+    seen = {Path(source).resolve()} if source != "-" else set()
+    for path in paths:
+        if path.resolve() in seen:
+            parser.error(f"{path}: named twice, or the program itself")
+        seen.add(path.resolve())
+        folder = path.parent
+        if path.is_dir():
+            parser.error(f"{path}: is a directory")
+        if not folder.is_dir():
+            parser.error(f"cannot write {path}: {folder} is not a directory")
+        if not os.access(folder, os.W_OK | os.X_OK):
+            parser.error(f"cannot write {path}: {folder} is not writable")
+
+
+def _read(parser: argparse.ArgumentParser, name: str) -> str:
+    if name == "-":
+        return sys.stdin.read()
+    try:
+        return Path(name).read_text(encoding="utf-8")
+    except OSError as error:
+        parser.error(f"cannot read {name}: {error.strerror or error}")
+    except UnicodeDecodeError:
+        parser.error(f"cannot read {name}: not UTF-8 text")
+
+
+def _pool(args: argparse.Namespace) -> WorkerPool:
+    return WorkerPool(size=1, limits=Limits(time_s=args.time_limit, memory_mb=args.memory_limit))
 
 
 def summary(name: str, trace: Trace) -> str:
@@ -57,9 +154,24 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     run = commands.add_parser("run", help="run programs and print their traces")
     run.add_argument("files", nargs="+", help="Python files; - reads standard input")
-    run.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N (default: cpu)")
     run.add_argument("--json", action="store_true", help="one JSON Trace per line")
-    run.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
-    run.add_argument("--time-limit", type=float, default=Limits.time_s, help="seconds per run")
-    run.add_argument("--memory-limit", type=int, default=Limits.memory_mb, help="MiB per run")
+    export = commands.add_parser(
+        "export", help="run a program and write its graph, trace or backward animation",
+        description="Run a program and write what it made to files (at least one).")
+    export.add_argument("file", help="a Python file; - reads standard input")
+    export.add_argument("--html", metavar="OUT",
+                        help="the backward animation, a page that plays offline")
+    export.add_argument("--svg", metavar="OUT", help="the graph after the last step, as SVG")
+    export.add_argument("--png", metavar="OUT", help="the same graph as PNG")
+    export.add_argument("--dot", metavar="OUT", help="the same graph as graphviz DOT")
+    export.add_argument("--json", metavar="OUT", help="the Trace (written even if it failed)")
+    for command in (run, export):
+        command.set_defaults(command_parser=command)
+        command.add_argument("--device", default="cpu",
+                             help="cpu, cuda or cuda:N (default: cpu)")
+        command.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+        command.add_argument("--time-limit", type=float, default=Limits.time_s,
+                             help="seconds per run")
+        command.add_argument("--memory-limit", type=int, default=Limits.memory_mb,
+                             help="MiB per run")
     return parser

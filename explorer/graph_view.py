@@ -16,9 +16,12 @@ from __future__ import annotations
 import functools
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from graphviz import Digraph, quoting
+
+if TYPE_CHECKING:
+    from explorer.trace import Trace
 
 NODE_ATTR = dict(style="filled", shape="box", align="left", fontsize="10", ranksep="0.1",
                  height="0.2", fontname="monospace")  # torchviz's node style
@@ -39,6 +42,26 @@ class View:
 def outputs(graph: dict[str, Any]) -> list[dict[str, Any]]:
     """Tensor nodes that carry a variable's name: the roots a learner can choose."""
     return [n for n in graph["nodes"] if n.get("names")]
+
+
+def named_outputs(graph: dict[str, Any]) -> dict[str, str]:
+    """Variable name -> the id of the tensor node it names."""
+    return {name: node["id"] for node in outputs(graph) for name in node["names"]}
+
+
+def default_root(trace: Trace, index: int, named: dict[str, str]) -> str | None:
+    """The variable the graph after step `index` is drawn for by default: the one in the
+    graph assigned most recently (a new `.grad` or an in-place change does not count: the
+    variable still holds the same tensor), else the first named one."""
+    def holds(info: dict[str, Any] | None) -> Any:
+        return info and (info.get("memory"), info.get("shape"), info.get("grad_fn"))
+
+    for i in range(index, -1, -1):
+        before = trace.steps[i - 1].variables if i else {}
+        for name, info in trace.steps[i].variables.items():
+            if name in named and holds(before.get(name)) != holds(info):
+                return name
+    return next(iter(named), None)
 
 
 def view(graph: dict[str, Any], roots: list[str] | None = None, show_saved: bool = True,

@@ -55,6 +55,47 @@ TEXT: dict[str, dict[str, str]] = {
         "en": "Press **Run** to execute the program.",
         "zh": "点击 **运行** 执行程序。",
     },
+    "share": {"en": "Copy a link to this page", "zh": "复制本页链接"},
+    "share_copied": {
+        "en": "Link copied: it opens this page as you see it now.",
+        "zh": "链接已复制：打开它会看到与现在相同的页面。",
+    },
+    "share_by_hand": {"en": "Copy this link:", "zh": "请复制这个链接："},
+    "share_too_long": {
+        "en": "This program is too long to share as a link.",
+        "zh": "程序太长，无法放进链接。",
+    },
+    "link_opened": {
+        "en": ":material/link: Opened from a shared link: this is the program that ran, in "
+              "the same sandbox as any other.",
+        "zh": ":material/link: 来自分享的链接：运行的就是上面这段程序，"
+              "与其他程序一样在沙箱中运行。",
+    },
+    "link_refused": {
+        "en": "This link could not be opened: {reason} Showing the page as it starts.",
+        "zh": "无法打开这个链接：{reason}现在显示的是页面的初始状态。",
+    },
+    "link_corrupt": {
+        "en": "its program is damaged (was the link cut short or changed?).",
+        "zh": "其中的程序已损坏（链接是否被截断或改动过？）。",
+    },
+    "link_too_big": {
+        "en": "its program unpacks to more than {limit} KiB.",
+        "zh": "其中的程序解压后超过 {limit} KiB。",
+    },
+    "link_too_long": {
+        "en": "it is longer than {limit:,} characters.",
+        "zh": "它超过了 {limit:,} 个字符。",
+    },
+    "link_dropped": {
+        "en": "Part of this link could not be used and was left out: {names}.",
+        "zh": "链接中有部分内容无法使用，已忽略：{names}。",
+    },
+    "link_device": {
+        "en": "This link asks for the device `{device}`, which this server does not have: "
+              "programs run on the CPU.",
+        "zh": "这个链接要求使用设备 `{device}`，但本服务器没有：程序在 CPU 上运行。",
+    },
     "sandbox_note": {
         "en": "Programs run in a sandbox: torch, numpy (np) and math are available; files, "
               "network and other modules are not. Each run gets {time:g} s and {memory} MiB.",
@@ -177,12 +218,24 @@ TEXT: dict[str, dict[str, str]] = {
     "laying_out": {"en": "Laying out the graph…", "zh": "正在排布计算图……"},
     "layout_failed": {"en": "The graph could not be drawn: {reason}",
                       "zh": "无法绘制计算图：{reason}"},
+    "cause_hidden": {"en": "the details are in the server's log",
+                     "zh": "详细原因记录在服务器日志中"},
+    "hosted_note": {
+        "en": "A public demo with smaller limits: each run gets {time:g} s and {memory} MiB, "
+              "one run at a time for all visitors; {burst} runs in a row, then one every "
+              "{interval:g} s. Run it on your own machine for more.",
+        "zh": "这是限制更严的公开演示：每次运行限时 {time:g} 秒、内存 {memory} MiB，"
+              "所有访客的程序依次运行；连续运行 {burst} 次之后，每 {interval:g} 秒一次。"
+              "在自己的电脑上运行可以放宽这些限制。",
+    },
     "graph_help": {
         "en": "Drag to pan, scroll to zoom, double-click to fit. Hover over a node for details.",
         "zh": "拖动可平移，滚轮可缩放，双击复原。鼠标悬停在节点上可查看详情。",
     },
     "download_svg": {"en": "Download SVG", "zh": "下载 SVG"},
     "download_dot": {"en": "Download DOT", "zh": "下载 DOT"},
+    "download_png": {"en": "Download PNG", "zh": "下载 PNG"},
+    "download_json": {"en": "Download Trace (JSON)", "zh": "下载 Trace (JSON)"},
     "node_details": {"en": "Node details", "zh": "节点详情"},
     "backward_page": {"en": "Backward pass", "zh": "反向传播"},
     "backward_intro": {
@@ -203,6 +256,17 @@ TEXT: dict[str, dict[str, str]] = {
         "zh": "这次调用没有运行任何节点（引擎开始之前就出错了，见上方错误）。",
     },
     "backward_call": {"en": "Backward call", "zh": "反向传播调用"},
+    "no_such_call": {"en": "There is no backward call #{call} (recorded: {calls}).",
+                     "zh": "没有第 #{call} 次反向传播调用（已记录：{calls}）。"},
+    "download_animation": {"en": "Download animation (HTML)", "zh": "下载动画 (HTML)"},
+    "export_title": {"en": "Backward pass of {root} (call #{call})",
+                     "zh": "{root} 的反向传播（第 #{call} 次调用）"},
+    "export_caption": {
+        "en": "{steps} engine steps, recorded on {device} by Autograd Explorer. Press ▶ Play, "
+              "or drag the slider.",
+        "zh": "Autograd 探索器在 {device} 上记录的 {steps} 个引擎步骤。点击 ▶ Play 播放，"
+              "或拖动滑块。",
+    },
     "batched": {
         "en": "{steps:,} engine steps are shown in {frames} frames (several steps per frame).",
         "zh": "{steps:,} 个引擎步骤分成 {frames} 帧显示（每帧包含多个步骤）。",

@@ -73,8 +73,3 @@ class RateLimiter:
         full = [k for k, b in self._buckets.items() if self._tokens(b, now) >= self.burst]
         for key in full or [min(self._buckets, key=lambda k: self._buckets[k].updated)]:
             del self._buckets[key]
-
-
-# The app's limit, per session: a learner clicking through lessons never meets it; a script
-# hammering Run gets one run every 2 s after its first 30.
-RUNS = RateLimiter(burst=30, interval_s=2.0)

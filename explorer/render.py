@@ -1,4 +1,5 @@
-"""Lay out DOT with graphviz's `dot`: SVG to show, or positions to animate. Time-capped.
+"""Lay out DOT with graphviz's `dot`: SVG to show, PNG to download, or positions to animate.
+Time-capped.
 
 `positions` runs `dot` once for both: it keeps the SVG drawn with the positions for the
 `svg` call that follows (the backward page asks for both of one graph), so a graph is laid
@@ -29,10 +30,15 @@ def svg(dot: str, timeout_s: float = LAYOUT_TIMEOUT_S) -> str:
     """The SVG graphviz draws for `dot`."""
     with _drawn_lock:
         picture = _drawn.pop(dot, None)
-    return picture if picture is not None else _dot(dot, ["svg"], timeout_s)
+    return picture if picture is not None else _draw(dot, ["svg"], timeout_s).decode()
 
 
-def _dot(dot: str, formats: list[str], timeout_s: float) -> str:
+def png(dot: str, timeout_s: float = LAYOUT_TIMEOUT_S) -> bytes:
+    """The PNG graphviz draws for `dot`."""
+    return _draw(dot, ["png"], timeout_s)
+
+
+def _draw(dot: str, formats: list[str], timeout_s: float) -> bytes:
     binary = shutil.which("dot")
     if binary is None:
         raise LayoutError("graphviz's `dot` is not installed (Debian: apt-get install graphviz)")
@@ -43,14 +49,14 @@ def _dot(dot: str, formats: list[str], timeout_s: float) -> str:
         raise LayoutError(f"laying out the graph took more than {timeout_s:g} s") from None
     if done.returncode:
         raise LayoutError(done.stderr.decode(errors="replace").strip()[:300])
-    return done.stdout.decode()
+    return done.stdout
 
 
 def positions(dot: str, timeout_s: float = LAYOUT_TIMEOUT_S) -> dict[str, Any]:
     """graphviz's layout of `dot` as numbers (points): node centre and size, edge points."""
     # One run writes the SVG (labels escaped, so its first end tag is its end), then the
     # layout as JSON without drawing instructions (json0).
-    both = _dot(dot, ["svg", "json0"], timeout_s)
+    both = _draw(dot, ["svg", "json0"], timeout_s).decode()
     end = both.index(SVG_END) + len(SVG_END)
     with _drawn_lock:
         if len(_drawn) >= KEPT_SVGS:

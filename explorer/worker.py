@@ -13,6 +13,7 @@ import atexit
 import collections
 import contextlib
 import json
+import logging
 import os
 import select
 import shutil
@@ -37,15 +38,21 @@ MAX_RESULT_BYTES = 16 << 20  # the largest seed program's Trace is 1.3 MB
 Progress = Callable[[dict[str, Any]], None]
 # What a child may see of the server's environment: no tokens, keys or passwords.
 KEPT_ENV = ("PATH", "LANG", "LC_ALL", "TZ", "CUDA_VISIBLE_DEVICES", "LD_LIBRARY_PATH")
+LOG = logging.getLogger(__name__)
 
 
 class WorkerPool:
-    """Runs programs, at most `size` at once, each in a fresh process with `limits`."""
+    """Runs programs, at most `size` at once, each in a fresh process with `limits`.
 
-    def __init__(self, size: int = 2, limits: Limits = Limits(), wait_s: float = 30.0) -> None:
+    With `details` off (a public host), a failure of the pool itself names no cause (a
+    path, an OS error) in the Trace; the cause goes to the server's log either way."""
+
+    def __init__(self, size: int = 2, limits: Limits = Limits(), wait_s: float = 30.0,
+                 details: bool = True) -> None:
         self.size = size
         self.limits = limits
         self.wait_s = wait_s
+        self.details = details
         self.threads = max(1, (os.cpu_count() or 1) // size)
         self._slots = _Turns(size)
         self._lock = threading.Lock()
@@ -88,8 +95,10 @@ class WorkerPool:
         try:
             conn = self._connect()
         except OSError as error:
-            return failure("WorkerUnavailable", f"Could not start a worker: {error}",
-                           device=device)
+            LOG.error("could not start a worker: %s", error)
+            message = (f"Could not start a worker: {error}" if self.details
+                       else "Could not start a worker; please try again in a moment.")
+            return failure("WorkerUnavailable", message, device=device)
         started = time.monotonic()  # after a (re)start of the zygote: that is not the run's time
         pid: int | None = None
         with conn:

@@ -4,9 +4,11 @@ import streamlit as st
 
 from explorer.ui.common import lang
 from explorer.ui.editor import editor_page
+from explorer.ui.link import publish
 from explorer.ui.steps import show_trace
 
 trace, state = editor_page("playground", "playground", "playground_intro")
 if trace is not None:
     with state:
         show_trace("playground", trace, st.session_state["playground.code"], lang())
+publish()

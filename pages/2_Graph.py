@@ -6,6 +6,7 @@ from explorer.i18n import text
 from explorer.ui.common import lang
 from explorer.ui.editor import editor_page
 from explorer.ui.graph import graph_at_step
+from explorer.ui.link import publish
 from explorer.ui.steps import error_panel, step_controls
 
 trace, state = editor_page("graph", "graph_page", "graph_intro")
@@ -16,3 +17,4 @@ if trace is not None:
             index = step_controls("graph.step", len(trace.steps), lang())
             st.markdown(f"**{text('after_line', lang(), line=trace.steps[index].line)}**")
             graph_at_step("graph", trace, index, lang())
+publish()

@@ -5,6 +5,7 @@ import streamlit as st
 from explorer import devices
 from explorer.i18n import text
 from explorer.ui.common import cuda_devices, device, lang, page, pool
+from explorer.ui.link import publish
 
 # Descriptions may wrap in this page's tables; calls and values stay on one line.
 CSS = """<style>[class*="st-key-devices-"] [data-testid="stTable"] p {
@@ -57,3 +58,4 @@ with right:
     st.subheader(text("devices_seed_title", lang()))
     st.markdown(text("devices_seed_text", lang()))
     st.container(key="devices-seeds").table(devices.seed_rows(first, second, lang()))
+publish()

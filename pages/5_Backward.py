@@ -5,6 +5,7 @@ import streamlit as st
 from explorer.ui.backward import backward_pass
 from explorer.ui.common import lang
 from explorer.ui.editor import editor_page
+from explorer.ui.link import publish
 from explorer.ui.steps import error_panel
 
 trace, state = editor_page("backward", "backward_page", "backward_intro")
@@ -12,3 +13,4 @@ if trace is not None:
     with state:
         error_panel(trace, st.session_state["backward.code"], lang())
         backward_pass("backward", trace, lang())
+publish()

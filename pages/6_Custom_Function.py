@@ -2,12 +2,12 @@
 
 import streamlit as st
 
-from explorer.i18n import text
 from explorer.ui.backward import backward_pass
 from explorer.ui.common import lang
-from explorer.ui.custom import gradient_check
+from explorer.ui.custom import gradient_check, tabs
 from explorer.ui.editor import editor_page
 from explorer.ui.graph import graph_at_step
+from explorer.ui.link import publish
 from explorer.ui.steps import error_panel
 
 trace, state = editor_page("custom", "custom_page", "custom_intro",
@@ -16,8 +16,7 @@ if trace is not None:
     code = st.session_state["custom.code"]
     with state:
         error_panel(trace, code, lang())
-        check, graph, replay = st.tabs([text("tab_check", lang()), text("tab_graph", lang()),
-                                        text("tab_backward", lang())])
+        check, graph, replay = tabs(lang())
         with check:
             gradient_check(code, lang())
         with graph:
@@ -25,3 +24,4 @@ if trace is not None:
                 graph_at_step("custom", trace, len(trace.steps) - 1, lang())
         with replay:
             backward_pass("custom", trace, lang())
+publish()

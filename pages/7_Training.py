@@ -4,6 +4,7 @@ import streamlit as st
 
 from explorer.i18n import text
 from explorer.ui.common import lang, page
+from explorer.ui.link import publish
 from explorer.ui.training import iteration_pass, settings_form, train
 
 page("training_page")
@@ -13,3 +14,4 @@ settings = settings_form(lang())
 trace = train(settings, lang())
 if trace is not None:
     iteration_pass(settings, trace, lang())
+publish()

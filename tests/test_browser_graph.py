@@ -15,7 +15,7 @@ pytestmark = pytest.mark.browser
 def test_the_graph_page_shows_the_seed_graph_as_svg(page: Any, app_url: str) -> None:
     page.goto(f"{app_url}/Graph")
     page.get_by_role("button", name="Run").click()
-    frame = page.frame_locator("iframe").first
+    frame = page.frame_locator("[data-testid='stMain'] iframe").first
     svg = frame.locator("svg")
     expect(svg).to_be_visible()
     for label in ("MeanBackward0", "MulBackward0", "AddBackward0", "AccumulateGrad", "out"):

@@ -6,7 +6,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from explorer.ratelimit import KEY, RUNS, RateLimiter
+from explorer.ratelimit import KEY, RateLimiter
 
 
 def test_a_burst_then_one_run_per_interval() -> None:
@@ -48,8 +48,9 @@ def test_concurrent_clicks_spend_exactly_the_burst() -> None:
 
 def test_a_session_keeps_its_key() -> None:
     state: dict[str, object] = {}
-    key = RUNS.key(state)
-    assert state[KEY] == key and RUNS.key(state) == key and RUNS.key({}) != key
+    limiter = RateLimiter()
+    key = limiter.key(state)
+    assert state[KEY] == key and limiter.key(state) == key and limiter.key({}) != key
 
 
 def test_the_message_names_the_wait() -> None:

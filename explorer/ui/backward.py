@@ -4,15 +4,21 @@ from __future__ import annotations
 
 from typing import Any
 
+# Imported whole before any download can build a figure on its own thread: plotly checks
+# values against the pandas it finds in sys.modules, and a first st.table on the script
+# thread would otherwise leave a half-imported one there for it to trip over.
+import pandas  # noqa: F401
 import streamlit as st
 
 from explorer.animation import figure, frames_of
-from explorer.graph_view import view
+from explorer.export import animation_html, animation_view
 from explorer.i18n import text
 from explorer.present import code_span, preview
 from explorer.render import LayoutError, positions, svg
 from explorer.rules import rule
 from explorer.trace import Trace
+from explorer.ui.common import SETTINGS
+from explorer.ui.link import keep, restore
 from explorer.ui.steps import step_controls
 
 
@@ -27,29 +33,36 @@ def backward_pass(page: str, trace: Trace, lang: str, chosen: int | None = None)
     if not trace.backward:
         st.info(text("no_backward", lang))
         return
-    calls = {f"#{c['call']} ({c['kind']})": c for c in trace.backward}
-    names = list(calls)
-    numbers = [c["call"] for c in trace.backward]
-    if chosen in numbers:
-        call = trace.backward[numbers.index(chosen)]
-    elif len(names) > 1:
-        call = calls[st.selectbox(text("backward_call", lang), names, index=len(names) - 1,
-                                  key=f"{page}.call")]
+    calls = {c["call"]: c for c in trace.backward}
+    if chosen in calls:
+        call = calls[chosen]
+    elif len(calls) > 1:
+        key = f"{page}.call"
+        restore("call", key, calls)
+        if st.session_state.get(key) not in calls:  # a new run: its last call
+            st.session_state[key] = trace.backward[-1]["call"]
+        call = calls[st.selectbox(text("backward_call", lang), list(calls), key=key,
+                                  format_func=lambda n: f"#{n} ({calls[n]['kind']})")]
+        keep("call", call["call"])
     else:
-        call = calls[names[0]]
+        call = trace.backward[0]
     if "graph" not in call or not call["steps"]:
         st.warning(text("backward_nothing", lang))
         return
     graph = trace.graphs[call["graph"]]
-    shown = view(graph, call["roots"], show_saved=False, show_attrs=False)
+    shown = animation_view(trace, call)
     try:
         with st.spinner(text("laying_out", lang)):
             layout, picture = _layout(shown.dot)
     except LayoutError as error:
-        st.error(text("layout_failed", lang, reason=str(error)))
+        st.error(text("layout_failed", lang, reason=SETTINGS.cause(error, lang)))
         return
     chart = st.container()
     st.caption(text("animation_help", lang))
+    st.download_button(text("download_animation", lang),
+                       lambda: animation_html(trace, call["call"], lang),
+                       f"backward-pass-{call['call']}.html", "text/html", key=f"{page}.html",
+                       on_click="ignore", icon=":material/download:")
     batches = frames_of(len(call["steps"]))
     if len(batches) < len(call["steps"]):
         st.caption(text("batched", lang, steps=len(call["steps"]), frames=len(batches)))
@@ -65,7 +78,7 @@ def _step_panel(page: str, call: dict[str, Any], graph: dict[str, Any], lang: st
     st.markdown(f"#### {text('engine_steps', lang)}")
     key = f"{page}.engine.{call['call']}"
     st.session_state.setdefault(key, 1)  # start at the first step, so Play runs the whole pass
-    index = step_controls(key, len(call["steps"]), lang)
+    index = step_controls(key, len(call["steps"]), lang, param="engine")
     step = call["steps"][index]
     nodes = {n["id"]: n for n in graph["nodes"]}
     custom = nodes.get(step["node"], {}).get("custom", False)

@@ -5,12 +5,14 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer.devices import cuda_devices as ask_cuda_devices
+from explorer.hosting import settings
 from explorer.i18n import LANGUAGES, text
-from explorer.limits import Limits
-from explorer.ratelimit import RUNS
+from explorer.ui.link import keep, open_link, share_button, take
 from explorer.worker import WorkerPool
 
-LIMITS = Limits()
+SETTINGS = settings()  # local, or a public host's (EXPLORER_HOSTED, see explorer.hosting)
+LIMITS = SETTINGS.limits
+RUNS = SETTINGS.rate_limiter()  # every session's runs
 PAGES = (("streamlit_app.py", "home", ":material/home:"),
          ("pages/1_Playground.py", "playground", ":material/play_arrow:"),
          ("pages/2_Graph.py", "graph_page", ":material/account_tree:"),
@@ -33,7 +35,7 @@ textarea { font-family: "Source Code Pro", ui-monospace, monospace !important;
 @st.cache_resource(show_spinner=False)
 def pool() -> WorkerPool:
     """One pool per server, shared by every session."""
-    return WorkerPool(size=2, limits=LIMITS)
+    return WorkerPool(size=SETTINGS.workers, limits=LIMITS, details=SETTINGS.details)
 
 
 @st.cache_data(show_spinner=False)
@@ -47,26 +49,38 @@ def page(title_key: str) -> None:
     st.set_page_config(page_title=f"{text(title_key, 'en')} · Autograd Explorer",
                        page_icon="∇", layout="wide")
     st.markdown(CSS, unsafe_allow_html=True)
+    open_link(title_key)
     _sidebar()
 
 
 def _sidebar() -> None:
     """Page links, then the language and device choices, kept for every page to honour."""
     if "lang" not in st.session_state:
-        wanted = st.query_params.get("lang", "en")
-        st.session_state.lang = wanted if wanted in LANGUAGES else "en"
+        st.session_state.lang = take("lang") or "en"
     for path, key, icon in PAGES:
         st.sidebar.page_link(path, label=text(key, lang()), icon=icon)
     st.sidebar.divider()
     _choice("lang", list(LANGUAGES), text("language", lang()), horizontal=True,
             format_func=LANGUAGES.get)
-    st.query_params["lang"] = lang()
+    keep("lang", lang())
     devices = ["cpu", *cuda_devices()]
+    wanted = take("device")
+    if wanted in devices:
+        st.session_state.device = wanted
+    elif wanted is not None:
+        st.warning(text("link_device", lang(), device=wanted), icon=":material/memory:")
     if st.session_state.get("device") not in devices:
         st.session_state.device = "cpu"
     _choice("device", devices, text("device", lang()))
+    keep("device", device())
     if len(devices) == 1:
         st.sidebar.caption(text("no_gpu", lang()))
+    with st.sidebar:
+        share_button(lang())
+    if SETTINGS.hosted:  # a public demo says what it allows
+        st.sidebar.caption(text("hosted_note", lang(), time=LIMITS.time_s,
+                                memory=LIMITS.memory_mb, burst=SETTINGS.burst,
+                                interval=SETTINGS.interval_s))
 
 
 def _choice(key: str, options: list[str], label: str, **kwargs: object) -> None:

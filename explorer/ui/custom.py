@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import streamlit as st
 
 from explorer.custom import check_program, function_classes, verdicts
 from explorer.i18n import text
 from explorer.ui.common import pool
+from explorer.ui.link import keep, take
 from explorer.ui.steps import error_panel
 
 
@@ -35,3 +38,19 @@ def gradient_check(code: str, lang: str) -> None:
                             name=verdict["name"]))
     with st.expander(text("check_program", lang)):
         st.code(program, language="python")
+
+
+TABS = ("check", "graph", "backward")
+
+
+def tabs(lang: str) -> list[Any]:
+    """The page's tabs: gradient check, graph, backward pass. The open one is `tab` in the
+    page's link."""
+    labels = {text(f"tab_{tab}", lang): tab for tab in TABS}
+    key = f"custom.tab.{lang}"
+    wanted = take("tab")
+    if wanted is not None:
+        st.session_state[key] = text(f"tab_{wanted}", lang)
+    opened = st.tabs(list(labels), key=key, on_change="rerun")
+    keep("tab", labels.get(st.session_state.get(key), TABS[0]))
+    return list(opened)

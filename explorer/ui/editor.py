@@ -11,6 +11,7 @@ from explorer.examples import EXAMPLES, by_key
 from explorer.i18n import text
 from explorer.trace import Trace
 from explorer.ui.common import LIMITS, device, lang, may_run, page, pool
+from explorer.ui.link import keep, take
 
 
 def editor(name: str, language: str, run_on: str,
@@ -18,6 +19,11 @@ def editor(name: str, language: str, run_on: str,
     """Show the editor of page `name`; run the code on `run_on` when asked. Returns the
     page's last Trace."""
     code_key, trace_key = f"{name}.code", f"{name}.trace"
+    linked = take("code")
+    fresh = linked != st.session_state.get(code_key) or trace_key not in st.session_state
+    if linked is not None and fresh:  # shown in the editor, then run like any other program
+        open_program(name, None, linked)
+        st.session_state[f"{name}.linked"] = linked
     if code_key not in st.session_state:
         st.session_state[code_key] = by_key(default).code
     st.session_state[f"{name}.code_widget"] = st.session_state[code_key]
@@ -32,6 +38,9 @@ def editor(name: str, language: str, run_on: str,
     st.text_area(text("code", language), key=f"{name}.code_widget", height=320,
                  on_change=lambda: st.session_state.update(
                      {code_key: st.session_state[f"{name}.code_widget"]}))
+    keep("code", st.session_state[code_key])
+    if st.session_state.get(f"{name}.linked") == st.session_state[code_key]:
+        st.caption(text("link_opened", language))
     st.caption(text("sandbox_note", language, time=LIMITS.time_s, memory=LIMITS.memory_mb))
     clicked = st.button(text("run", language), type="primary", key=f"{name}.run")
     if (clicked or st.session_state.pop(f"{name}.autorun", False)) and may_run(language):
@@ -42,12 +51,13 @@ def editor(name: str, language: str, run_on: str,
     return st.session_state.get(trace_key)
 
 
-def open_program(name: str, page_path: str, code: str) -> None:
-    """Go to the page whose editor is `name` with `code` in it, and run it there."""
+def open_program(name: str, page_path: str | None, code: str) -> None:
+    """Put `code` in the editor `name` to run it there, going to its page (if not None)."""
     st.session_state[f"{name}.code"] = code
     st.session_state[f"{name}.autorun"] = True
     st.session_state.pop(f"{name}.trace", None)
-    st.switch_page(page_path)
+    if page_path is not None:
+        st.switch_page(page_path)
 
 
 def editor_page(name: str, title_key: str, intro_key: str, default: str = "autograd-basics",

@@ -6,11 +6,13 @@ from typing import Any
 
 import streamlit as st
 
-from explorer.graph_view import View, outputs, view
+from explorer.graph_view import View, default_root, named_outputs, view
 from explorer.i18n import text
 from explorer.present import code_span
-from explorer.render import LayoutError, svg
+from explorer.render import LayoutError, png, svg
 from explorer.trace import Trace
+from explorer.ui.common import SETTINGS
+from explorer.ui.link import keep, restore
 
 # Drag to pan, wheel to zoom, double-click to fit: a few lines, no library, works offline.
 PAN_ZOOM = """
@@ -51,30 +53,40 @@ def layout(dot: str) -> str:
     return svg(dot)
 
 
-def show_graph(view: View, lang: str, key: str, height: int = 560) -> None:
-    """The graph with pan/zoom and hover details, then downloads and a node inspector."""
+def show_graph(view: View, trace: Trace, lang: str, key: str, height: int = 560) -> None:
+    """The graph with pan/zoom and hover details, then downloads (the picture, and the
+    `trace` it came from) and a node inspector."""
     try:
         with st.spinner(text("laying_out", lang)):
             picture = layout(view.dot)
     except LayoutError as error:
-        st.error(text("layout_failed", lang, reason=str(error)))
+        st.error(text("layout_failed", lang, reason=SETTINGS.cause(error, lang)))
         return
     # Our viewer and graphviz's SVG (it escapes every label): no markup from the program.
     st.iframe(PAN_ZOOM.replace("@HEIGHT@", str(height)).replace("@SVG@", picture),
               height=height + 10)
     st.caption(text("graph_help", lang))
-    left, right = st.columns(2)
-    left.download_button(text("download_svg", lang), picture, "autograd-graph.svg",
-                         "image/svg+xml", key=f"{key}.svg", width="stretch")
-    right.download_button(text("download_dot", lang), view.dot, "autograd-graph.dot",
-                          "text/vnd.graphviz", key=f"{key}.dot", width="stretch")
+    svg_file, png_file, dot_file, json_file = st.columns(4)
+    svg_file.download_button(text("download_svg", lang), picture, "autograd-graph.svg",
+                             "image/svg+xml", key=f"{key}.svg", width="stretch")
+    # PNG and JSON are made only when asked for: a big graph's PNG takes a while to draw.
+    png_file.download_button(text("download_png", lang), lambda: png(view.dot),
+                             "autograd-graph.png", "image/png", key=f"{key}.png",
+                             on_click="ignore", width="stretch")
+    dot_file.download_button(text("download_dot", lang), view.dot, "autograd-graph.dot",
+                             "text/vnd.graphviz", key=f"{key}.dot", width="stretch")
+    json_file.download_button(text("download_json", lang), trace.to_json, "trace.json",
+                              "application/json", key=f"{key}.json", on_click="ignore",
+                              width="stretch")
     _inspector(view, lang, key)
 
 
 def _inspector(view: View, lang: str, key: str) -> None:
     choices = list(view.nodes)
+    restore("node", f"{key}.node", choices)
     chosen = st.selectbox(text("node_details", lang), choices, index=None, key=f"{key}.node",
                           format_func=lambda i: _title(view.nodes[i]), placeholder="—")
+    keep("node", chosen)
     if chosen is not None:
         st.table([{"": k, " ": code_span(str(v))} for k, v in _details(view.nodes[chosen])])
 
@@ -110,32 +122,26 @@ def graph_at_step(page: str, trace: Trace, index: int, lang: str) -> None:
     if graph.get("note"):
         st.warning(text("graph_note", lang, note=graph["note"]))
         return
-    named = {name: node["id"] for node in outputs(graph) for name in node["names"]}
-    default = _latest(trace, index, named) or next(iter(named), None)
+    named = named_outputs(graph)
+    default = default_root(trace, index, named)
+    for param, key, value in (("roots", f"{page}.roots.{index}", [default] if default else []),
+                              ("saved", f"{page}.saved", True), ("attrs", f"{page}.attrs", True),
+                              ("expand", f"{page}.expand", False)):
+        restore(param, key, named if param == "roots" else None)
+        st.session_state.setdefault(key, value)
     options = st.columns([2, 1, 1])
-    roots = options[0].multiselect(text("roots", lang), list(named), key=f"{page}.roots.{index}",
-                                   default=[default] if default else [])
-    saved = options[1].toggle(text("show_saved", lang), True, key=f"{page}.saved")
-    attrs = options[2].toggle(text("show_attrs", lang), True, key=f"{page}.attrs")
-    expand = st.session_state.get(f"{page}.expand", False)
+    roots = options[0].multiselect(text("roots", lang), list(named), key=f"{page}.roots.{index}")
+    saved = options[1].toggle(text("show_saved", lang), key=f"{page}.saved")
+    attrs = options[2].toggle(text("show_attrs", lang), key=f"{page}.attrs")
+    expand = st.session_state[f"{page}.expand"]
     shown = view(graph, [named[r] for r in roots] or None, saved, attrs, collapse=not expand)
     if shown.groups or expand:
         members = sum(len(m) for m in shown.groups.values())
         if shown.groups:
             st.caption(text("collapsed", lang, chains=len(shown.groups), nodes=members))
         st.checkbox(text("expand", lang), key=f"{page}.expand")
-    show_graph(shown, lang, key=page)
-
-
-def _latest(trace: Trace, index: int, named: dict[str, str]) -> str | None:
-    """The variable in the graph assigned most recently, up to step `index` (a new `.grad`
-    or an in-place change does not count: the variable still holds the same tensor)."""
-    def holds(info: dict[str, Any] | None) -> Any:
-        return info and (info.get("memory"), info.get("shape"), info.get("grad_fn"))
-
-    for i in range(index, -1, -1):
-        before = trace.steps[i - 1].variables if i else {}
-        for name, info in trace.steps[i].variables.items():
-            if name in named and holds(before.get(name)) != holds(info):
-                return name
-    return None
+        keep("expand", expand)
+    keep("roots", roots)
+    keep("saved", saved)
+    keep("attrs", attrs)
+    show_graph(shown, trace, lang, key=page)

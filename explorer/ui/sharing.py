@@ -23,6 +23,8 @@ from explorer.sharing import (
     variable_changes,
 )
 from explorer.trace import Trace
+from explorer.ui.common import LIMITS
+from explorer.ui.link import keep, restore
 from explorer.ui.steps import error_panel, step_controls
 
 CHANGED = "#d9480f"  # the theme's primary colour: what this step changed
@@ -68,7 +70,11 @@ def pair_view(page: str, trace: Trace, code: str, lang: str) -> None:
     before = trace.steps[index - 1].variables if index else {}
     st.markdown(f"**{text('after_line', lang, line=step.line)}**")
     st.code(statement(code, step.line, step.end_line), language="python")
+    for side in SIDES:
+        restore(side, f"{page}.{side}", names)
     pair = [_chosen(page, side, names) for side in SIDES]
+    for side, name in zip(SIDES, pair, strict=True):
+        keep(side, name)
     a, b = (step.variables.get(name) for name in pair)
     if is_array(a) and is_array(b):
         _verdict(pair, a, b, lang)
@@ -142,7 +148,8 @@ def _side(name: str | None, now: dict[str, Any], before: dict[str, Any],
     st.plotly_chart(heatmap(info["values"], changed, zrange), key=key, width="stretch",
                     config={"displayModeBar": False})
     if info.get("truncated"):
-        st.caption(text("truncated", lang, shown="≥1,000", total=f"{info['numel']:,}"))
+        st.caption(text("truncated", lang, shown=f"≥{LIMITS.value_elements:,}",
+                        total=f"{info['numel']:,}"))
 
 
 def heatmap(values: Any, changed: set[Cell], zrange: tuple[float, float]) -> go.Figure:

@@ -9,10 +9,14 @@ import streamlit as st
 from explorer.i18n import text
 from explorer.present import statement, variable_rows
 from explorer.trace import Trace
+from explorer.ui.common import LIMITS
+from explorer.ui.link import keep, restore
 
 
-def step_controls(key: str, count: int, lang: str) -> int:
-    """Python Tutor style controls over `count` steps; returns the chosen index (0-based)."""
+def step_controls(key: str, count: int, lang: str, param: str = "step") -> int:
+    """Python Tutor style controls over `count` steps; returns the chosen index (0-based).
+    The step shown is `param` in the page's link."""
+    restore(param, key)
     st.session_state[key] = max(1, min(st.session_state.get(key, count), count))
 
     def move(to: int) -> None:
@@ -25,6 +29,7 @@ def step_controls(key: str, count: int, lang: str) -> int:
                       disabled=to == now or not 1 <= to <= count, width="stretch")
     if count > 1:
         st.slider(text("step", lang), 1, count, key=key)
+    keep(param, st.session_state[key])
     return st.session_state[key] - 1
 
 
@@ -79,7 +84,9 @@ def _variables(now: dict[str, Any], before: dict[str, Any], lang: str, page: str
     inspectable = [name for name, info in now.items() if info["kind"] in ("tensor", "ndarray")]
     if not inspectable:
         return
+    restore("inspect", f"{page}.inspect", inspectable)
     name = st.selectbox(text("inspect", lang), inspectable, key=f"{page}.inspect")
+    keep("inspect", name)
     info = now[name]
     for label, values in ((text("values", lang), info["values"]),
                           (text("grad", lang), info.get("grad"))):
@@ -87,7 +94,8 @@ def _variables(now: dict[str, Any], before: dict[str, Any], lang: str, page: str
             st.markdown(f"`{name}` {label}")
             _values(values)
     if info.get("truncated"):
-        st.caption(text("truncated", lang, shown="≥1,000", total=f"{info['numel']:,}"))
+        st.caption(text("truncated", lang, shown=f"≥{LIMITS.value_elements:,}",
+                        total=f"{info['numel']:,}"))
 
 
 def _values(values: Any) -> None:

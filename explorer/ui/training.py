@@ -9,33 +9,42 @@ from typing import Any
 import streamlit as st
 
 from explorer.i18n import text
-from explorer.limits import Limits
 from explorer.trace import Trace
 from explorer.training import Settings, grad_norm_figure, loss_figure, program
 from explorer.ui.backward import backward_pass
-from explorer.ui.common import may_run, pool
+from explorer.ui.common import SETTINGS, may_run, pool
+from explorer.ui.link import keep, restore, take
 from explorer.ui.steps import error_panel
 
-LIMITS = Limits(time_s=20)  # a few thousand iterations of the seed's network
-MAX_ITERATIONS = 2000
+LIMITS = SETTINGS.training_limits  # thousands of iterations of the seed's network
+MAX_ITERATIONS = SETTINGS.max_iterations
+PARAMS = {"n": "n", "d_in": "d_in", "h": "h", "d_out": "d_out", "learning_rate": "lr",
+          "iterations": "iters"}  # each setting's name in the page's link
 
 
 def settings_form(lang: str) -> Settings:
     """The seed's hyper-parameters as widgets (its values as defaults)."""
     seed = Settings()
+    for field, param in PARAMS.items():
+        restore(param, f"training.{field}",
+                range(1, MAX_ITERATIONS + 1) if field == "iterations" else None)
+        st.session_state.setdefault(f"training.{field}", getattr(seed, field))
+    linked = take("trained")
     with st.form("training.settings", border=True):
         a, b, c, d, e, f = st.columns(6)
         settings = Settings(
-            n=a.number_input(text("batch", lang), 1, 512, seed.n),
-            d_in=b.number_input("D_in", 1, 4096, seed.d_in),
-            h=c.number_input("H", 1, 1024, seed.h),
-            d_out=d.number_input("D_out", 1, 256, seed.d_out),
+            n=a.number_input(text("batch", lang), 1, 512, key="training.n"),
+            d_in=b.number_input("D_in", 1, 4096, key="training.d_in"),
+            h=c.number_input("H", 1, 1024, key="training.h"),
+            d_out=d.number_input("D_out", 1, 256, key="training.d_out"),
             learning_rate=e.number_input(text("learning_rate", lang), 0.0, 1.0,
-                                         seed.learning_rate, format="%.1e", step=1e-7),
+                                         format="%.1e", step=1e-7, key="training.learning_rate"),
             iterations=f.number_input(text("iterations", lang), 1, MAX_ITERATIONS,
-                                      seed.iterations))
-        if st.form_submit_button(text("train", lang), type="primary"):
+                                      key="training.iterations"))
+        if st.form_submit_button(text("train", lang), type="primary") or linked:
             st.session_state["training.wanted"] = settings
+    for field, param in PARAMS.items():
+        keep(param, getattr(settings, field))
     return settings
 
 
@@ -50,6 +59,8 @@ def train(settings: Settings, lang: str) -> Trace | None:
     ran_with, trace = done
     if ran_with != settings:
         st.caption(text("settings_changed", lang))
+    else:
+        keep("trained", True)
     error_panel(trace, program(ran_with), lang)
     losses = [s for s in trace.losses if s["value"] is not None]
     if losses:
@@ -97,12 +108,18 @@ def iteration_pass(settings: Settings, trace: Trace, lang: str) -> None:
     count = len(trace.losses)
     if not count:
         return
-    chosen = st.number_input(text("iteration", lang), 1, count, count, key="training.k")
+    restore("k", "training.k")
+    if not 1 <= st.session_state.get("training.k", 0) <= count:
+        st.session_state["training.k"] = count
+    chosen = st.number_input(text("iteration", lang), 1, count, key="training.k")
+    keep("k", chosen)
     key = ("training.pass", astuple(settings), chosen)
-    if st.button(text("open_iteration", lang, k=chosen), key="training.open") and may_run(lang):
+    clicked = st.button(text("open_iteration", lang, k=chosen), key="training.open")
+    if (clicked or take("opened")) and may_run(lang):
         with st.spinner(text("rerunning", lang, k=chosen)):
             st.session_state["training.pass"] = (key, pool().run(
                 program(settings), limits=LIMITS, keep=(int(chosen),)))
     opened = st.session_state.get("training.pass")
     if opened and opened[0] == key:
+        keep("opened", True)
         backward_pass("training", opened[1], lang, chosen=int(chosen))
