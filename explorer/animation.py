@@ -4,7 +4,9 @@ The picture is graphviz's SVG of the same DOT the graph page shows, laid under t
 the animated overlays sit at graphviz's own coordinates: an orange outline on the node the
 engine runs, green marks on the nodes done, orange edges carrying gradient so far (wider
 for larger gradients), and gold marks on leaves whose `.grad` was written. Frames hold only
-overlay coordinates, and long passes are batched into at most MAX_FRAMES frames.
+overlay coordinates, and long passes are batched into at most MAX_FRAMES frames. Frames come
+in blocks of about sqrt(frames): a block's first frame holds every overlay, the others only what
+changed since it (plotly merges them into it), so the figure grows about linearly with the pass.
 """
 
 from __future__ import annotations
@@ -20,6 +22,30 @@ from explorer.present import preview
 MAX_FRAMES = 120
 WIDTHS = (1.5, 3, 4.5, 6.5)  # edge width for each magnitude class
 ORANGE, GREEN, GOLD = "#f76707", "#2f9e44", "#f2b705"
+# The figure's traces, in drawing order. The green marks and the edges of each width are two
+# traces each: what earlier blocks of frames drew (settled) and what this block drew (recent).
+SETTLED = (0, 4, 6, 8, 10)  # the green marks, then the edges of each width
+RECENT = (1, 5, 7, 9, 11)
+OUTLINE, STARS, HOVER, CAPTION = 2, 3, 12, 13  # the hover points are invisible
+_SKIP = {"hoverinfo": "skip", "showlegend": False}
+_LINES = {"mode": "lines", "opacity": 0.8, **_SKIP}
+
+
+def _marker(colour: str, symbol: str, size: int) -> dict[str, Any]:
+    return {"mode": "markers", "marker": {"color": colour, "symbol": symbol, "size": size,
+                                          "line": {"width": 1, "color": "white"}}, **_SKIP}
+
+
+STYLES = {  # how each trace is drawn: frames change only its points (and the caption's text)
+    SETTLED[0]: _marker(GREEN, "circle", 9), RECENT[0]: _marker(GREEN, "circle", 9),
+    OUTLINE: {"mode": "lines", "line": {"color": ORANGE, "width": 4}, **_SKIP},
+    STARS: _marker(GOLD, "star", 14),
+    **{trace: {"line": {"color": ORANGE, "width": width}, **_LINES}
+       for part in (SETTLED, RECENT) for trace, width in zip(part[1:], WIDTHS, strict=True)},
+    HOVER: {"mode": "markers", "marker": {"size": 18, "opacity": 0}, "hoverinfo": "text",
+            "showlegend": False, "name": "nodes"},
+    CAPTION: {"mode": "text", "textposition": "bottom right", "textfont": {"size": 13}, **_SKIP},
+}
 
 
 def frames_of(steps: int) -> list[range]:
@@ -42,45 +68,74 @@ def figure(call: dict[str, Any], layout: dict[str, Any], svg: str,
     carried = _carried(call, where, paths)
     top = max((size for edges in carried.values() for _, size in edges), default=1.0) or 1.0
     x0, _, _, y1 = layout["bb"]
-    data = _base_traces(call, boxes, where)
-    # What is drawn so far, each thing once (a collapsed chain runs many steps in one box).
-    done: dict[str, None] = {}
-    leaves: dict[str, None] = {}
-    edges: list[dict[int, list[tuple[float, float]]]] = [{} for _ in WIDTHS]
     written_at: dict[int, list[str]] = {}
     for g in call["leaf_grads"]:
         written_at.setdefault(g["after"] - 1, []).append(g["leaf"])
+    batches = frames_of(len(steps))
+    shown = next(k for k, batch in enumerate(batches) if at in batch) if at is not None and \
+        batches else 0
+    block = math.isqrt(max(0, len(batches) - 1)) + 1  # frames per block: ceil(sqrt(frames))
+    # What is drawn so far, each thing once (a collapsed chain runs many steps in one box),
+    # by kind (the green marks, then the edges of each width), as drawn by earlier blocks
+    # (settled) and by this one (recent); and the gold marks.
+    settled: list[dict[Any, Any]] = [{} for _ in SETTLED]
+    recent: list[dict[Any, Any]] = [{} for _ in RECENT]
+    leaves: dict[str, None] = {}
+    kinds = range(len(RECENT))
+
+    def drawn(parts: list[dict[Any, Any]], traces: tuple[int, ...]) -> dict[int, dict[str, Any]]:
+        return {traces[k]: _marks(list(parts[k].values()), boxes) if k == 0 else
+                _lines(list(parts[k].values())) for k in kinds}
+
+    state = drawn(recent, RECENT) | drawn(settled, SETTLED) | {
+        OUTLINE: _outline([], boxes), STARS: _marks([], boxes),
+        CAPTION: _caption("before backward" if batches else "", x0, y1)}
     frames = []
-    for number, batch in enumerate(frames_of(len(steps)), start=1):
-        running = [where.get(steps[i]["node"], steps[i]["node"]) for i in batch]
-        done.update(dict.fromkeys(n for n in running if n in boxes))
+    base: dict[int, dict[str, Any]] = {}  # what the block's first frame shows
+    for number, batch in enumerate(batches):
+        first = number % block == 0
+        if first:
+            for part, into in zip(recent, settled, strict=True):
+                into.update(part)
+                part.clear()
+        running = list(dict.fromkeys(
+            node for i in batch if (node := where.get(steps[i]["node"], steps[i]["node"]))
+            in boxes))
+        recent[0].update((n, n) for n in running if n not in settled[0])
         for i in batch:
             for points, size in carried.get(i, []):
-                edges[_bucket(size, top)][id(points)] = points
+                kind = 1 + _bucket(size, top)
+                if id(points) not in settled[kind]:
+                    recent[kind][id(points)] = points
             leaves.update(dict.fromkeys(n for n in written_at.get(i, []) if n in boxes))
-        caption = f"step {batch[-1] + 1} of {len(steps)}: {steps[batch[-1]]['name']}"
-        frames.append({"name": str(number), "traces": list(range(1, len(data))), "data": [
-            _marks(list(done), boxes, GREEN, "circle", 9),
-            _outline(list(dict.fromkeys(n for n in running if n in boxes)), boxes, ORANGE),
-            _marks(list(leaves), boxes, GOLD, "star", 14),
-            *(_lines(list(e.values()), ORANGE, w) for e, w in zip(edges, WIDTHS, strict=True)),
-            _caption(caption, x0, y1)]})
-    shown = 0
-    if at is not None and frames:
-        shown = next(k for k, batch in enumerate(frames_of(len(steps))) if at in batch)
-        data[1:] = frames[shown]["data"]
-    elif frames:
-        data[-1] = _caption("before backward", x0, y1)
+        values = drawn(recent, RECENT) | {
+            OUTLINE: _outline(running, boxes), STARS: _marks(list(leaves), boxes),
+            CAPTION: _caption(f"step {batch[-1] + 1} of {len(steps)}: "
+                              f"{steps[batch[-1]]['name']}", x0, y1)}
+        # The block's first frame holds every trace; the others only what differs from it,
+        # and plotly merges them into it (`baseframe`): frames grow with the graph, not with
+        # the graph times the frames.
+        if first:
+            base = values = values | drawn(settled, SETTLED)
+        else:
+            values = {t: v for t, v in values.items() if v != base[t]}
+        order = sorted(values, key=lambda t: (t == CAPTION, t in SETTLED, t))
+        frames.append({"name": str(number + 1), "traces": order,
+                       "data": [_scatter(**values[t]) for t in order],
+                       **({} if first else {"baseframe": str(number - number % block + 1)})})
+        if number == shown and at is not None:
+            state = base | values
+    state[HOVER] = _hover_points(call, where, boxes)
     # Plain dicts, checked by plotly once here (each go.Scatter made on the way would be
-    # checked again by its Frame and by the Figure).
-    return go.Figure(data=data, frames=frames,
+    # checked again by its Frame and by the Figure); frames carry only data, not style.
+    return go.Figure(data=[_scatter(**STYLES[t], **state[t]) for t in range(len(STYLES))],
+                     frames=frames,
                      layout=_layout(layout, svg, [f["name"] for f in frames], height, shown))
 
 
 def _caption(text: str, x: float, y: float) -> dict[str, Any]:
     """Which step a frame shows, in the top left corner (a trace, so frames can change it)."""
-    return _scatter(x=[x], y=[y], mode="text", text=[f"<b>{text}</b>"], textposition=
-                    "bottom right", textfont={"size": 13}, hoverinfo="skip", showlegend=False)
+    return {"x": [x], "y": [y], "text": [f"<b>{text}</b>"]}
 
 
 def _scatter(**props: Any) -> dict[str, Any]:
@@ -130,17 +185,13 @@ def _bucket(size: float, top: float) -> int:
     return max(0, min(len(WIDTHS) - 1, len(WIDTHS) - 1 + math.floor(ratio)))
 
 
-def _base_traces(call: dict[str, Any], boxes: dict[str, tuple],
-                 where: dict[str, str]) -> list[dict[str, Any]]:
+def _hover_points(call: dict[str, Any], where: dict[str, str],
+                  boxes: dict[str, tuple]) -> dict[str, Any]:
+    """An invisible point on each node, telling what it received and sent on hover."""
     hover = _hover(call, where)
     ids = [n for n in boxes if n in hover]
-    return [
-        _scatter(x=[boxes[n][0] for n in ids], y=[boxes[n][1] for n in ids], mode="markers",
-                 marker={"size": 18, "opacity": 0}, hovertext=[hover[n] for n in ids],
-                 hoverinfo="text", showlegend=False, name="nodes"),
-        _marks([], boxes, GREEN, "circle", 9), _outline([], boxes, ORANGE),
-        _marks([], boxes, GOLD, "star", 14), *(_lines([], ORANGE, w) for w in WIDTHS),
-        _caption("", 0, 0)]
+    return {"x": [boxes[n][0] for n in ids], "y": [boxes[n][1] for n in ids],
+            "hovertext": [hover[n] for n in ids]}
 
 
 def _hover(call: dict[str, Any], where: dict[str, str]) -> dict[str, str]:
@@ -161,17 +212,13 @@ def _hover(call: dict[str, Any], where: dict[str, str]) -> dict[str, str]:
     return {node: "<br>".join(lines[:12]) for node, lines in text.items()}
 
 
-def _marks(nodes: list[str], boxes: dict[str, tuple], colour: str, symbol: str,
-           size: int) -> dict[str, Any]:
+def _marks(nodes: list[str], boxes: dict[str, tuple]) -> dict[str, Any]:
     """A mark at the top right corner of each node's box."""
-    return _scatter(x=[round(boxes[n][0] + boxes[n][2] / 2, 1) for n in nodes],
-                    y=[round(boxes[n][1] + boxes[n][3] / 2, 1) for n in nodes],
-                    mode="markers", marker={"color": colour, "symbol": symbol, "size": size,
-                                            "line": {"width": 1, "color": "white"}},
-                    hoverinfo="skip", showlegend=False)
+    return _points([round(boxes[n][0] + boxes[n][2] / 2, 1) for n in nodes],
+                   [round(boxes[n][1] + boxes[n][3] / 2, 1) for n in nodes])
 
 
-def _outline(nodes: list[str], boxes: dict[str, tuple], colour: str) -> dict[str, Any]:
+def _outline(nodes: list[str], boxes: dict[str, tuple]) -> dict[str, Any]:
     xs: list[float | None] = []
     ys: list[float | None] = []
     for n in nodes:
@@ -179,19 +226,22 @@ def _outline(nodes: list[str], boxes: dict[str, tuple], colour: str) -> dict[str
         left, right, low, high = x - w / 2 - 3, x + w / 2 + 3, y - h / 2 - 3, y + h / 2 + 3
         xs += [left, right, right, left, left, None]
         ys += [low, low, high, high, low, None]
-    return _scatter(x=xs, y=ys, mode="lines", line={"color": colour, "width": 4},
-                    hoverinfo="skip", showlegend=False)
+    return _points(xs, ys)
 
 
-def _lines(paths: list[list[tuple[float, float]]], colour: str,
-           width: float) -> dict[str, Any]:
+def _lines(paths: list[list[tuple[float, float]]]) -> dict[str, Any]:
     xs: list[float | None] = []
     ys: list[float | None] = []
     for points in paths:
         xs += [round(p[0], 1) for p in points] + [None]
         ys += [round(p[1], 1) for p in points] + [None]
-    return _scatter(x=xs, y=ys, mode="lines", line={"color": colour, "width": width},
-                    opacity=0.8, hoverinfo="skip", showlegend=False)
+    return _points(xs, ys)
+
+
+def _points(xs: list[float | None], ys: list[float | None]) -> dict[str, Any]:
+    """A trace's points; none as one gap, which plotly draws as nothing (a trace animated to
+    no points without a redraw keeps what it drew before)."""
+    return {"x": xs or [None], "y": ys or [None]}
 
 
 def _layout(layout: dict[str, Any], svg: str, names: list[str], height: int,
