@@ -66,3 +66,16 @@ def test_the_tables_hold_numbers(report: str) -> None:
         if title.startswith(("3.", "4.", "5.")):
             assert rows and all(NUMBER.fullmatch(cell) for row in rows
                                 for cell in list(row.values())[1:]), title
+
+
+@pytest.mark.browser
+def test_the_browser_mode_times_both_programs_in_chromium() -> None:
+    done = subprocess.run([sys.executable, "-m", "explorer.bench", "--browser", "--quick"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "== Browser: Run -> graph visible on the Graph page" in done.stdout
+    lines = done.stdout.splitlines()
+    rows = lines[next(i for i, line in enumerate(lines) if line.startswith("---")) + 1:]
+    assert [row.split("(")[0].strip() for row in rows] == ["autograd-basics", "chain of 1000"]
+    for row in rows:  # first_svg, caption, svg, max_svg after the program's label
+        assert all(NUMBER.fullmatch(cell) and float(cell) > 0 for cell in row.split()[-4:]), row
