@@ -3,8 +3,8 @@
 A session opened with a link takes its values once, on the page it names: `take` hands them
 to the parts that draw that state (before their widgets are drawn). On every run each part
 `keep`s what it shows, and the page's last line, `publish`, writes it all into the URL at
-once (each change of the URL is a step in the browser's history). The Share button copies
-the URL.
+once (each change of the URL is an entry in the browser's history, so once per run, not
+once per value). The Share button copies the URL.
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ from explorer.i18n import text
 
 OPENED = "link.opened"  # (page, the opened link's values not yet taken)
 SHOWN = "link.shown"  # the parameters kept so far in this run
-PUBLISHED = "link.published"  # the parameters the last run put in the URL
 SHARE = """<div style="font-family:'Source Sans Pro',sans-serif;font-size:14px">
 <button id="share" style="width:100%;padding:.45rem .75rem;border-radius:.5rem;cursor:pointer;
   border:1px solid rgba(49,51,63,.2);background:#fff;font:inherit;color:#31333f">
@@ -48,12 +47,12 @@ document.getElementById("share").addEventListener("click", async () => {
 
 
 def open_link(page: str) -> None:
-    """Read the URL when it is new to this session: on its first run, and after the browser's
-    Back or Forward (the URL is not the one last published); say what could not be used.
-    On every run, start anew what the page will `keep`."""
-    query = st.query_params.to_dict()
-    if OPENED not in st.session_state or query != st.session_state.get(PUBLISHED, query):
-        st.session_state[OPENED] = (page, _opened(query))
+    """On a session's first run, read the link it was opened with (say what could not be
+    used); on every run, start anew what the page will `keep`. (Later URLs are not read: a
+    rerun may carry the URL of the run before, when the browser has not yet heard of the
+    newer one, and reading it would undo a click.)"""
+    if OPENED not in st.session_state:
+        st.session_state[OPENED] = (page, _opened(st.query_params.to_dict()))
     elif st.session_state[OPENED][0] != page:  # a link's values are for its own page
         st.session_state[OPENED] = (page, {})
     st.session_state[SHOWN] = {}
@@ -100,7 +99,7 @@ def keep(param: str, value: Any) -> None:
 
 def publish() -> None:
     """The page's last line: put what it kept in the URL, if that changed."""
-    shown = st.session_state[PUBLISHED] = st.session_state.get(SHOWN, {})
+    shown = st.session_state.get(SHOWN, {})
     if shown != st.query_params.to_dict():
         st.query_params.from_dict(shown)
 
