@@ -25,15 +25,12 @@ import argparse
 import gc
 import os
 import platform
-import shutil
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-import urllib.request
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, redirect_stdout, suppress
@@ -49,6 +46,7 @@ from explorer.examples import EXAMPLES, by_key
 from explorer.graph_view import view
 from explorer.limits import Limits
 from explorer.render import positions, svg
+from explorer.served import CHROMIUM, CHROMIUM_ARGS, app
 from explorer.trace import Trace
 from explorer.worker import WorkerPool
 
@@ -66,11 +64,6 @@ RATIO_UP_TO_NODES = 2_500  # "up to ~2,000 nodes": every size but the ~10,000-no
 BIG_TARGET_S = 5.0
 BIG_FIGURE_MB = 10.0
 GROWTH_MIB = 5.0  # RSS growth over all runs still counted as noise
-ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync"]  # as tests/conftest.py
 
 
 def chain(ops: int, then_backward: bool = True) -> str:
@@ -605,7 +598,7 @@ def browser(quick: bool, progress: Callable[[str], None]) -> str:
               "MulBackward0 × 1000")]
     repeats = 2 if quick else 5
     rows = []
-    with _app() as url, sync_playwright() as playwright:
+    with tempfile.TemporaryFile() as log, app(log) as url, sync_playwright() as playwright:
         chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
             for label, code, node in cases:
@@ -643,40 +636,6 @@ def browser(quick: bool, progress: Callable[[str], None]) -> str:
         f"{os.getloadavg()[0]:.2f}. Times in ms from the click: caption = the step caption "
         "shows (run done, page drawn down to the graph), svg = the graph's SVG shows.",
         _table(["program", "first_svg", "caption", "svg", "max_svg"], rows)])
-
-
-@contextmanager
-def _app() -> Iterator[str]:
-    """`streamlit run streamlit_app.py` on a free port of 127.0.0.1, until the block ends."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    with tempfile.TemporaryFile() as log:
-        server = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "streamlit_app.py", "--server.port",
-             str(port), "--server.address", "127.0.0.1", "--server.headless", "true"],
-            cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        url = f"http://127.0.0.1:{port}"
-        try:
-            _wait_healthy(url, server)
-            yield url
-        finally:
-            os.killpg(server.pid, 15)
-            server.wait(timeout=30)
-
-
-def _wait_healthy(url: str, server: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            raise RuntimeError("streamlit exited before it was healthy")
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-                if response.read() == b"ok":
-                    return
-        except OSError:
-            time.sleep(0.3)
-    raise RuntimeError("streamlit did not become healthy within 60 s")
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -21,26 +21,20 @@ import contextlib
 import json
 import os
 import random
-import shutil
 import signal
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync"]
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # a script: find `explorer`
+from explorer.served import CHROMIUM, CHROMIUM_ARGS, app  # noqa: E402
+
 RUN_TIMEOUT_S = 120.0  # a run waits at most 30 s for a worker, then at most 7 s to run
 
 # Each kind of run: its share of the runs, its program (TOKEN marks it on the page) and the
@@ -133,39 +127,6 @@ def plan(sessions: int, runs: int, seed: int) -> list[list[str]]:
         kind, session = rng.choices(kinds, weights)[0], plans[n % sessions]
         session.append("normal" if kind in SILENT and session[-1:] == [kind] else kind)
     return plans
-
-
-@contextlib.contextmanager
-def app_server() -> Iterator[str]:
-    """`streamlit run streamlit_app.py` on a free 127.0.0.1 port; its URL until the block ends."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    with tempfile.TemporaryFile() as log:
-        server = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "streamlit_app.py", "--server.port",
-             str(port), "--server.address", "127.0.0.1", "--server.headless", "true"],
-            cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        url = f"http://127.0.0.1:{port}"
-        try:
-            deadline = time.monotonic() + 60
-            while not _healthy(url):
-                if server.poll() is not None or time.monotonic() > deadline:
-                    log.seek(0)
-                    raise RuntimeError(f"streamlit did not start: {log.read()[-2000:]!r}")
-                time.sleep(0.3)
-            yield url
-        finally:
-            os.killpg(server.pid, signal.SIGTERM)
-            server.wait(timeout=30)
-
-
-def _healthy(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-            return response.read() == b"ok"
-    except OSError:
-        return False
 
 
 def _processes() -> Iterator[tuple[int, bytes, int]]:
@@ -301,7 +262,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", type=Path, help="also write the report here")
     args = parser.parse_args()
-    with app_server() as url:
+    with tempfile.TemporaryFile() as log, app(log) as url:
         plans = plan(args.sessions, args.runs, args.seed)
         report = asyncio.run(drive(url, plans, args.max_seconds))
     summary = report.summary()

@@ -31,10 +31,11 @@ from explorer.hosting import HOSTED, LOCAL, VARIABLE, hosted, settings
 from explorer.i18n import text
 from explorer.limits import Limits
 from explorer.render import LayoutError, svg
+from explorer.served import ROOT, free_port, wait_healthy
 from explorer.training import Settings as Training
 from explorer.training import program
 from explorer.worker import WorkerPool
-from tests.conftest import ARTIFACTS, ROOT, _free_port, _wait_healthy
+from tests.conftest import ARTIFACTS
 
 PIP_TIMEOUT_S = 15 * 60  # measured here: about 100 s with nothing in pip's cache
 LIMIT_ERRORS = {"TimeLimit", "MemoryLimit", "LoopLimit", "NumberLimit", "WorkerCrashed", "Busy"}
@@ -344,14 +345,14 @@ def _serving(command: list[Any], cwd: Path, env: dict[str, str], name: str,
              venv: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     """The server `command` starts (it must listen on the port it is given), until the block
     ends; then its process group is stopped and nothing of `venv` may be left running."""
-    port = _free_port()
+    port = free_port()
     ARTIFACTS.mkdir(exist_ok=True)
     with open(ARTIFACTS / f"{name}.log", "w+b") as log:
         server = subprocess.Popen([*command, str(port)], cwd=cwd, env=env, stdout=log,
                                   stderr=subprocess.STDOUT, start_new_session=True)
         url = f"http://127.0.0.1:{port}"
         try:
-            _wait_healthy(url, server, log)
+            wait_healthy(url, server, log)
             yield url, server
         finally:
             os.killpg(server.pid, signal.SIGTERM)

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.load import CHROMIUM, Report, drive
+from explorer.served import CHROMIUM
+from tests.load import Report, drive
 
 pytestmark = [
     pytest.mark.browser,
