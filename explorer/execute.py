@@ -66,7 +66,8 @@ def execute(code: str, *, device: str = "cpu", limits: Limits = Limits(),
     out = Output(limits.output_chars)
     guards = Guards(limits, out)
     namespace = guards.namespace()
-    trace = Trace(ok=True, notes=list(program.notes), device=device)
+    trace = Trace(ok=True, notes=list(program.notes), device=device,
+                  threads=torch.get_num_threads())
     ids = Ids()
     line = 0
     with warnings.catch_warnings(record=True) as caught:

@@ -11,13 +11,14 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from explorer.i18n import text
 from explorer.limits import Limits
 from explorer.ratelimit import RateLimiter
 
 VARIABLE = "EXPLORER_HOSTED"
+WORKERS = "EXPLORER_WORKERS"
 ON = frozenset({"1", "true", "yes", "on"})
 LOG = logging.getLogger(__name__)
 
@@ -77,5 +78,10 @@ def hosted(environ: Mapping[str, str] = os.environ) -> bool:
 
 
 def settings(environ: Mapping[str, str] = os.environ) -> Settings:
-    """The settings `environ` asks for."""
-    return HOSTED if hosted(environ) else LOCAL
+    """The settings `environ` asks for; `EXPLORER_WORKERS=N` (a positive number) sets how
+    many runs go at once, the rest as chosen."""
+    chosen = HOSTED if hosted(environ) else LOCAL
+    workers = environ.get(WORKERS, "").strip()
+    if workers.isdigit() and int(workers) > 0:
+        return replace(chosen, workers=int(workers))
+    return chosen

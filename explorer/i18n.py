@@ -48,8 +48,8 @@ TEXT: dict[str, dict[str, str]] = {
     "error": {"en": "{type}", "zh": "{type}"},
     "what_it_means": {"en": "What this means", "zh": "这是什么意思"},
     "ran_in": {
-        "en": "Ran on {device} in {ms:.0f} ms.",
-        "zh": "在 {device} 上运行，用时 {ms:.0f} 毫秒。",
+        "en": "Ran on {device} in {ms:.0f} ms, with {threads} PyTorch thread(s).",
+        "zh": "在 {device} 上运行，用时 {ms:.0f} 毫秒，PyTorch 线程数 {threads}。",
     },
     "press_run": {
         "en": "Press **Run** to execute the program.",

@@ -42,6 +42,7 @@ class Trace:
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # what the explorer changed or capped
     device: str = "cpu"
+    threads: int = 1  # torch's intra-op threads: float sums differ in the last digits by count
     elapsed_ms: float = 0.0
 
     @property

@@ -28,6 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from explorer.hosting import settings
 from explorer.limits import Limits, time_message
 from explorer.trace import Trace, failure
 from explorer.wire import TooLarge, job_message, recv, send
@@ -230,7 +231,7 @@ def default_pool() -> WorkerPool:
     global _default
     with _default_lock:
         if _default is None:
-            _default = WorkerPool()
+            _default = WorkerPool(size=settings().workers)
             atexit.register(_default.close)
         return _default
 

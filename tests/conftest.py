@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
+from explorer.hosting import settings
 from explorer.served import CHROMIUM, CHROMIUM_ARGS, ROOT, app
 from explorer.worker import WorkerPool
 
@@ -19,8 +20,8 @@ expect.set_options(timeout=20_000)  # two cores shared with a worker pool: be pa
 
 @pytest.fixture(scope="module")
 def pool() -> Iterator[WorkerPool]:
-    """A real worker pool with the app's limits."""
-    workers = WorkerPool(size=2)
+    """A real worker pool with the app's limits and size (`EXPLORER_WORKERS` sets it)."""
+    workers = WorkerPool(size=settings().workers)
     yield workers
     workers.close()
 

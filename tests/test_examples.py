@@ -31,6 +31,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from explorer.examples import EXAMPLES, Example, by_key  # noqa: E402
+from explorer.worker import default_pool  # noqa: E402
 
 SEEDS = ("000", "001", "002", "003", "004")
 ALLOWED_IMPORTS = {"torch", "numpy", "math", "torch.nn.functional"}
@@ -38,12 +39,14 @@ ALLOWED_FROM_IMPORTS = {"__future__": {"print_function"}, "torch.autograd": {"Fu
 SUBPROCESS_TIMEOUT = 300
 
 # Reads a JSON list of programs on stdin, imports torch once, and runs each program in a
-# fresh forked process with plain ``exec``, seeded the way the app seeds its runs. Prints a
+# fresh forked process with plain ``exec``, seeded the way the app seeds its runs and with the
+# worker's thread count (argv[1]: MKL's float sums depend on it). Prints a
 # JSON list of {returncode, stdout, stderr, result} in the same order.
 _DRIVER = textwrap.dedent(
     """
     import json, os, random, sys, tempfile, traceback
     import numpy, torch
+    torch.set_num_threads(int(sys.argv[1]))
 
     def run(source, out, err):
         os.dup2(out.fileno(), 1)
@@ -151,9 +154,9 @@ def assert_same_output(expected: str, actual: str, *, uninitialised: bool) -> No
         assert without_addresses(actual) == without_addresses(expected)
 
 
-def run_plain(codes: list[str]) -> list[PlainRun]:
+def run_plain(codes: list[str], threads: int) -> list[PlainRun]:
     """Run each program with plain ``exec``, each in a fresh process (torch imported once)."""
-    proc = subprocess.run([sys.executable, "-c", _DRIVER], input=json.dumps(codes),
+    proc = subprocess.run([sys.executable, "-c", _DRIVER, str(threads)], input=json.dumps(codes),
                           capture_output=True, text=True, encoding="utf-8",
                           env=dict(os.environ, PYTHONIOENCODING="utf-8"), cwd=ROOT,
                           timeout=SUBPROCESS_TIMEOUT, check=True)
@@ -162,8 +165,10 @@ def run_plain(codes: list[str]) -> list[PlainRun]:
 
 @pytest.fixture(scope="session")
 def plain_runs() -> dict[str, tuple[PlainRun, PlainRun]]:
-    """Each example run twice under plain PyTorch (the second run checks determinism)."""
-    runs = run_plain([example.code for example in EXAMPLES for _ in range(2)])
+    """Each example run twice under plain PyTorch (the second run checks determinism), with
+    the app's worker thread count."""
+    runs = run_plain([example.code for example in EXAMPLES for _ in range(2)],
+                     default_pool().threads)
     return {example.key: (runs[2 * i], runs[2 * i + 1]) for i, example in enumerate(EXAMPLES)}
 
 
@@ -349,6 +354,7 @@ def test_in_app_output_matches_plain_pytorch(
     )
     plain, _ = plain_runs[example.key]
     trace = worker.run(example.code)
+    assert trace.threads == worker.default_pool().threads
     assert_same_output(
         plain.stdout, trace.stdout, uninitialised=shows_uninitialised_memory(example.code)
     )

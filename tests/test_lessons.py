@@ -64,11 +64,17 @@ def test_training_with_the_seeds_settings_falls_and_matches_plain_pytorch(
     losses = [s["value"] for s in trace.losses]
     assert len(losses) == 500 and losses[-1] < losses[0] / 1000
     assert set(trace.losses[0]["grad_norms"]) == {"w1", "w2"}
+    assert trace.threads == pool.threads
+    threads = torch.get_num_threads()
+    torch.set_num_threads(trace.threads)  # MKL's float sums depend on the thread count
     torch.manual_seed(0)
     plain: list[float] = []
     namespace = {"print": lambda *a: None}
-    exec(code.replace("loss.backward()", "plain.append(loss.item())\n    loss.backward()"),
-         namespace | {"plain": plain})
+    try:
+        exec(code.replace("loss.backward()", "plain.append(loss.item())\n    loss.backward()"),
+             namespace | {"plain": plain})
+    finally:
+        torch.set_num_threads(threads)
     assert losses == pytest.approx(plain, rel=1e-6)
 
 

@@ -53,7 +53,8 @@ def show_trace(page: str, trace: Trace, code: str, lang: str) -> None:
         st.warning(warning, icon="⚠️")
     for note in trace.notes:
         st.caption(note)
-    st.caption(text("ran_in", lang, device=trace.device, ms=trace.elapsed_ms))
+    st.caption(text("ran_in", lang, device=trace.device, threads=trace.threads,
+                    ms=trace.elapsed_ms))
 
 
 def error_panel(trace: Trace, code: str, lang: str) -> None:
