@@ -3,9 +3,11 @@
 #   docker run --rm -p 8501:8501 autograd-explorer
 FROM python:3.12-slim
 
-# graphviz's `dot` lays out the autograd graphs.
+# graphviz's `dot` lays out the autograd graphs; bubblewrap and libseccomp wall off each run
+# (SECURITY.md: the container needs `--security-opt seccomp=unconfined` or a profile that
+# allows user namespaces, else hosted mode refuses to start).
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends graphviz \
+    && apt-get install -y --no-install-recommends graphviz bubblewrap libseccomp2 \
     && rm -rf /var/lib/apt/lists/*
 
 ENV PIP_NO_CACHE_DIR=1 \

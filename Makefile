@@ -23,10 +23,13 @@ install: system $(VENV)/.installed
 
 install-test: install system-test $(VENV)/.installed-test
 
-# graphviz's `dot` and the venv module, from Debian, only when missing.
+# graphviz's `dot`, bubblewrap and libseccomp (the walls around a run: SECURITY.md) and the
+# venv module, from Debian, only when missing.
 system:
-	@command -v dot >/dev/null && $(PYTHON) -c "import ensurepip" 2>/dev/null || \
-	  ($(SUDO) apt-get update && $(APT) graphviz python3-venv)
+	@command -v dot >/dev/null && command -v bwrap >/dev/null && \
+	  $(PYTHON) -c "import ctypes.util as u, ensurepip; assert u.find_library('seccomp')" \
+	  2>/dev/null || \
+	  ($(SUDO) apt-get update && $(APT) graphviz bubblewrap libseccomp2 python3-venv)
 
 # Debian's Chromium for the browser tests (Playwright drives the system binary).
 system-test:

@@ -19,6 +19,7 @@ from explorer.ratelimit import RateLimiter
 
 VARIABLE = "EXPLORER_HOSTED"
 WORKERS = "EXPLORER_WORKERS"
+WITHOUT_WALLS = "EXPLORER_WITHOUT_WALLS"
 ON = frozenset({"1", "true", "yes", "on"})
 LOG = logging.getLogger(__name__)
 
@@ -34,6 +35,12 @@ class Settings:
     interval_s: float  # ...then one every this many seconds
     training_limits: Limits  # the training page's runs (thousands of iterations)
     max_iterations: int  # the training page's largest choice
+
+    @property
+    def require_walls(self) -> bool:
+        """Whether programs may run only inside the box and lock (explorer.box/confine): in
+        hosted mode, unless `EXPLORER_WITHOUT_WALLS=1` says the host accepts the risk."""
+        return self.hosted and os.environ.get(WITHOUT_WALLS, "").strip().lower() not in ON
 
     @property
     def details(self) -> bool:

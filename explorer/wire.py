@@ -47,10 +47,12 @@ def _exactly(sock: socket.socket, size: int) -> bytes:
 
 
 def job_message(code: str, device: str, limits: Limits, seed: int | None, threads: int,
-                keep: tuple[int, ...] = ()) -> bytes:
-    """The JSON a parent sends for one run (`keep`: backward calls to record in full)."""
+                keep: tuple[int, ...] = (), place: str = "run", lock: bool = True) -> bytes:
+    """The JSON a parent sends for one run (`keep`: backward calls to record in full;
+    `place`: the name of the run's private directory; `lock`: raise `explorer.confine`)."""
     job: dict[str, Any] = {"code": code, "device": device, "seed": seed, "threads": threads,
-                           "limits": dataclasses.asdict(limits), "keep": list(keep)}
+                           "limits": dataclasses.asdict(limits), "keep": list(keep),
+                           "dir": place, "lock": lock}
     return json.dumps(job).encode()
 
 

@@ -1,9 +1,10 @@
 """Run learners' programs in isolated processes: `WorkerPool.run(code) -> Trace`.
 
-A pool owns one zygote (`explorer.zygote`) that has imported PyTorch; every run is served
-by a fresh child forked from it, so a run never pays PyTorch's import and nothing one run
-does can reach the next. The pool caps how many runs go at once, kills a child that
-outlives the time limit, restarts the zygote if it dies, and turns every failure into a
+A pool owns one zygote (`explorer.zygote`) that has imported PyTorch, started in the box
+`explorer.box` builds; every run is served by a fresh child forked from it, which locks
+itself in (`explorer.confine`), so a run never pays PyTorch's import and nothing one run does
+can reach the next or the host. The pool caps how many runs go at once, kills a child at its
+deadline whatever it sends, restarts the zygote if it dies, and turns every failure into a
 Trace with a clear error. The server process itself never imports PyTorch.
 """
 
@@ -19,37 +20,56 @@ import select
 import shutil
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import explorer
+from explorer import box, confine
 from explorer.hosting import settings
 from explorer.limits import Limits, time_message
 from explorer.trace import Trace, failure
 from explorer.wire import TooLarge, job_message, recv, send
 
 STARTUP_S = 120.0  # importing PyTorch on a cold machine
-GRACE_S = 2.0  # past the time limit, the child's own clock had its chance: kill it
+GRACE_S = 1.0  # past the time limit, the child's own clock had its chance: kill it
 MAX_RESULT_BYTES = 16 << 20  # the largest seed program's Trace is 1.3 MB
 Progress = Callable[[dict[str, Any]], None]
 # What a child may see of the server's environment: no tokens, keys or passwords.
 KEPT_ENV = ("PATH", "LANG", "LC_ALL", "TZ", "CUDA_VISIBLE_DEVICES", "LD_LIBRARY_PATH")
 LOG = logging.getLogger(__name__)
+CREDENTIALS = struct.Struct("3i")  # struct ucred: pid, uid, gid
+
+
+class WallMissing(RuntimeError):
+    """The operating-system walls cannot be raised here, and this pool requires them."""
 
 
 class WorkerPool:
     """Runs programs, at most `size` at once, each in a fresh process with `limits`.
 
     With `details` off (a public host), a failure of the pool itself names no cause (a
-    path, an OS error) in the Trace; the cause goes to the server's log either way."""
+    path, an OS error) in the Trace; the cause goes to the server's log either way. With
+    `require_walls`, a machine that cannot build the box or lock a run raises WallMissing
+    (saying what is missing) instead of running programs with a warning in the log."""
 
     def __init__(self, size: int = 2, limits: Limits = Limits(), wait_s: float = 30.0,
-                 details: bool = True) -> None:
+                 details: bool = True, require_walls: bool = False) -> None:
+        gaps = [gap for gap in (box.missing(), *confine.missing()) if gap]
+        if gaps and require_walls:
+            raise WallMissing("Programs cannot be walled off from this machine: "
+                              + "; ".join(gaps) + ". See SECURITY.md.")
+        for gap in gaps:
+            LOG.warning("running programs without part of the wall: %s", gap)
+        self.boxed = box.missing() is None
+        self.locked = not confine.missing()
         self.size = size
         self.limits = limits
         self.wait_s = wait_s
@@ -74,10 +94,11 @@ class WorkerPool:
             return failure("Busy", "The explorer is busy with other runs; try again in a moment.",
                            device=device)
         try:
-            job = job_message(code, device, limits, seed, self.threads, keep)
-            trace = self._run(job, device, limits, on_progress)
+            place = f"run-{uuid.uuid4().hex}"
+            job = job_message(code, device, limits, seed, self.threads, keep, place, self.locked)
+            trace = self._run(job, place, device, limits, on_progress)
             if trace.error and trace.error["type"] == "WorkerCrashed" and self._zygote_died():
-                trace = self._run(job, device, limits, on_progress)  # it met a dying zygote
+                trace = self._run(job, place, device, limits, on_progress)  # a dying zygote
             return trace
         finally:
             self._slots.release()
@@ -91,7 +112,7 @@ class WorkerPool:
                 self._zygote = None
         self._dir.cleanup()
 
-    def _run(self, job: bytes, device: str, limits: Limits,
+    def _run(self, job: bytes, place: str, device: str, limits: Limits,
              on_progress: Progress | None) -> Trace:
         try:
             conn = self._connect()
@@ -101,24 +122,18 @@ class WorkerPool:
                        else "Could not start a worker; please try again in a moment.")
             return failure("WorkerUnavailable", message, device=device)
         started = time.monotonic()  # after a (re)start of the zygote: that is not the run's time
-        pid: int | None = None
+        watchdog: _Watchdog | None = None
         with conn:
             try:
-                send(conn, job)
-                deadline = started + limits.time_s + GRACE_S
                 conn.settimeout(limits.time_s + GRACE_S)
-                pid = int(json.loads(recv(conn, 1 << 10))["pid"])
+                send(conn, job)
+                watchdog = _Watchdog(conn, started + limits.time_s + GRACE_S)
                 while True:  # progress updates, then the Trace
-                    conn.settimeout(max(0.1, deadline - time.monotonic()))
                     message = json.loads(recv(conn, MAX_RESULT_BYTES))
                     if "progress" not in message:
                         return Trace.from_dict(message)
                     if on_progress is not None:
                         on_progress(message["progress"])
-            except TimeoutError:
-                if pid is not None:
-                    _kill(pid)
-                return failure("TimeLimit", time_message(limits), device=device)
             except TooLarge as error:
                 return failure("MemoryLimit", f"The run's record (variables, graphs and "
                                f"backward steps) came to {error.size / 2**20:,.0f} MiB, more "
@@ -126,13 +141,17 @@ class WorkerPool:
                                "Smaller graphs, fewer backward calls or fewer top-level "
                                "statements help.", device=device)
             except (OSError, ValueError, TypeError, KeyError):
+                late = time.monotonic() > started + limits.time_s + GRACE_S
+                if late or (watchdog is not None and watchdog.fired):
+                    return failure("TimeLimit", time_message(limits), device=device)
                 return failure("WorkerCrashed", "The run ended without an answer (its process "
                                "died, perhaps from a crash inside a library). Nothing else "
                                "was affected; try again or simplify the program.",
                                device=device)
             finally:
-                if pid is not None:  # the child's private directory (explorer.zygote)
-                    shutil.rmtree(Path(self._dir.name) / f"run-{pid}", ignore_errors=True)
+                if watchdog is not None:
+                    watchdog.stop()
+                shutil.rmtree(Path(self._dir.name) / place, ignore_errors=True)
 
     def _zygote_died(self) -> bool:
         with self._lock:
@@ -142,6 +161,7 @@ class WorkerPool:
         for attempt in range(2):
             self._ensure_zygote()
             conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            conn.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)  # who sends: _Watchdog
             try:
                 conn.connect(self._socket)
                 return conn
@@ -180,14 +200,18 @@ class WorkerPool:
     def _start_zygote_locked(self) -> None:
         Path(self._socket).unlink(missing_ok=True)
         env = {key: os.environ[key] for key in KEPT_ENV if key in os.environ}
-        path = os.pathsep.join(os.path.abspath(p or os.curdir) for p in sys.path)  # "" is cwd
-        env.update(PYTHONPATH=path, HOME=self._dir.name,
+        package = os.path.dirname(os.path.dirname(os.path.abspath(explorer.__file__)))
+        env.update(PYTHONPATH=package, HOME=self._dir.name,
                    TMPDIR=self._dir.name, MALLOC_ARENA_MAX="2", PYTHONDONTWRITEBYTECODE="1",
-                   # one BLAS thread (a child may start none), and no TorchDynamo compiler
+                   # one BLAS thread, and no TorchDynamo compiler
                    OPENBLAS_NUM_THREADS="1", TORCHDYNAMO_DISABLE="1")
+        argv = [sys.executable, "-m", "explorer.zygote", self._socket]
+        if self.boxed:
+            os.chown(self._dir.name, box.box_user(), -1)
+            argv = box.command(argv, self._dir.name, env)
         self._zygote = subprocess.Popen(
-            [sys.executable, "-m", "explorer.zygote", self._socket], stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, cwd=self._dir.name, env=env, start_new_session=True)
+            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=self._dir.name, env=env,
+            start_new_session=True)
 
 
 class _Turns:
@@ -216,10 +240,37 @@ class _Turns:
             self._changed.notify_all()
 
 
-def _kill(pid: int) -> None:
-    """Stop a child that outlived its time (it is still ours: a late child is not reaped)."""
-    with contextlib.suppress(ProcessLookupError):
-        os.kill(pid, signal.SIGKILL)
+class _Watchdog:
+    """Reads the child's hello, with its pid as the kernel gives it (SO_PASSCRED: true in the
+    server's PID namespace, whatever the child says), then kills that child at `deadline`
+    and cuts the connection, whatever the child sends meanwhile."""
+
+    def __init__(self, conn: socket.socket, deadline: float) -> None:
+        _, ancillary, _, _ = conn.recvmsg(1, socket.CMSG_SPACE(CREDENTIALS.size),
+                                          socket.MSG_PEEK)
+        pids = [CREDENTIALS.unpack(data[:CREDENTIALS.size])[0]
+                for level, kind, data in ancillary
+                if (level, kind) == (socket.SOL_SOCKET, socket.SCM_CREDENTIALS)]
+        if not pids:
+            raise ConnectionError("the worker left before it said hello")
+        self._process = os.pidfd_open(pids[0])  # a handle: the pid may be reused, this not
+        recv(conn, 1 << 10)  # the hello itself
+        self.fired = False
+        self._conn = conn
+        self._timer = threading.Timer(max(0.0, deadline - time.monotonic()), self._fire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def _fire(self) -> None:
+        self.fired = True
+        with contextlib.suppress(OSError):
+            signal.pidfd_send_signal(self._process, signal.SIGKILL)
+        with contextlib.suppress(OSError):
+            self._conn.shutdown(socket.SHUT_RDWR)
+
+    def stop(self) -> None:
+        self._timer.cancel()
+        os.close(self._process)
 
 
 _default: WorkerPool | None = None

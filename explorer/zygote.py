@@ -1,11 +1,12 @@
 """The zygote: a process that imports PyTorch once, then forks one fresh child per run.
 
-`python -m explorer.zygote SOCKET` listens on a Unix socket. For every connection it forks;
-the child reads one job, tells its pid (so the parent can kill it at the time limit), lowers
-its own limits, runs the job and answers with the Trace as JSON, never pickle: even a child
-that escaped the sandbox cannot make the server run code. The zygote ends when its standard
-input closes, which happens when the parent goes away. It never touches CUDA, so each child
-may start CUDA safely after the fork.
+`python -m explorer.zygote SOCKET` listens on a Unix socket, normally inside the box that
+`explorer.box` builds. For every connection it forks; the child reads one job, says hello
+(the parent learns its pid from the kernel, to kill it at the deadline), makes its private
+directory, locks itself in (`explorer.confine`), lowers its limits, runs the job and answers
+with the Trace as JSON, never pickle: even a child that escaped the sandbox cannot make the
+server run code. The zygote ends when its standard input closes, which happens when the
+parent goes away. It never touches CUDA, so each child may start CUDA safely after the fork.
 """
 
 from __future__ import annotations
@@ -23,15 +24,12 @@ from typing import Any
 
 import torch
 
+from explorer import confine
 from explorer.execute import execute
 from explorer.limits import Limits
 from explorer.wire import recv, send, trace_message
 
-# Linux constants (prctl.h, sched.h, capability.h) and the user a child runs as under root.
-PR_SET_PDEATHSIG, PR_SET_KEEPCAPS, PR_SET_NO_NEW_PRIVS = 1, 8, 38
-CLONE_NEWNET = 0x40000000
-CAPABILITY_VERSION_3, CAP_DAC_READ_SEARCH_BIT = 0x20080522, 1 << 2
-NOBODY = 65534
+PR_SET_PDEATHSIG = 1  # prctl.h: the standard library has no prctl
 _LIBC = ctypes.CDLL(None, use_errno=True)
 
 # Run once before forking: every child inherits PyTorch's first-call set-up, including the
@@ -44,11 +42,11 @@ def main(path: str) -> None:
     # One thread: a fork must not inherit a started OpenMP pool.
     torch.set_num_threads(1)
     execute(WARM_UP)
-    _unshare_network()  # where Linux allows: SECURITY.md
+    readable, gpus = confine.readable_paths(), confine.gpu_devices()
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
-    os.chmod(path, 0o600)  # the server's alone: a child running as nobody cannot connect
+    os.chmod(path, 0o600)  # the server's alone (a locked child cannot even make a socket)
     listener.listen(64)
     sys.stdout.write("ready\n")
     sys.stdout.flush()
@@ -56,26 +54,24 @@ def main(path: str) -> None:
     os.dup2(quiet, 1)                         # pipe nobody reads: children write to nothing
     os.dup2(quiet, 2)
     while True:
-        readable, _, _ = select.select([listener, sys.stdin], [], [])
-        if sys.stdin in readable:  # the parent is gone
+        ready, _, _ = select.select([listener, sys.stdin], [], [])
+        if sys.stdin in ready:  # the parent is gone
             return
         conn, _ = listener.accept()
         if os.fork() == 0:
             listener.close()
-            _child(conn)
+            _child(conn, readable, gpus)
         conn.close()
 
 
-def _child(conn: socket.socket) -> None:
+def _child(conn: socket.socket, readable: list[str], gpus: list[str]) -> None:
     """Serve one job in this fresh process, then leave without running any cleanup."""
     code = 0
     try:
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         job = json.loads(recv(conn, 1 << 24))
-        send(conn, json.dumps({"pid": os.getpid()}).encode())
-        limits = Limits(**job["limits"])
-        torch.set_num_threads(job["threads"])
-        _confine(limits, job["device"])
+        send(conn, b"{}")  # the parent reads this child's pid from the kernel (SO_PASSCRED)
+        limits = enter(job, readable, gpus)
         def progress(update: dict[str, Any]) -> None:  # streamed while the program runs
             send(conn, json.dumps({"progress": update}).encode())
 
@@ -88,23 +84,29 @@ def _child(conn: socket.socket) -> None:
         os._exit(code)
 
 
-def _confine(limits: Limits, device: str) -> None:
-    """The second wall, should a program get past the sandbox: this child gets a private
-    directory, capped CPU time, memory and file size, no core dumps and, where Linux lets it,
-    an unprivileged user, no new processes and no way to gain privileges again.
+def enter(job: dict[str, Any], readable: list[str], gpus: list[str]) -> Limits:
+    """Everything between a job's arrival and its program, in this order: threads, the
+    private directory, the lock (while this process has one thread), the limits."""
+    limits = Limits(**job["limits"])
+    torch.set_num_threads(job["threads"])
+    home = _private_dir(job["dir"])
+    if job["lock"]:
+        confine.lock(home, readable, gpus)
+    _limit(limits, job["device"])
+    return limits
 
-    The CPU cap is a backstop for C loops that nothing else can interrupt, should the parent
-    be gone; the parent normally kills the child at the time limit first.
-    """
+
+def _limit(limits: Limits, device: str) -> None:
+    """Cap this child's CPU time, memory and file size, with no core dumps, and end it with
+    the zygote. The CPU cap is a backstop for C loops that nothing else can interrupt,
+    should the parent be gone; the parent normally kills the child at its deadline first."""
     zygote = os.getppid()
-    home = _private_dir()
     cpu_s = int(limits.time_s * torch.get_num_threads()) + 3
     resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 1))
     resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # writing a file fails instead of killing us
-    cuda = device.startswith("cuda")
-    if cuda:
+    if device.startswith("cuda"):
         # An address-space cap breaks the CUDA driver: cap what PyTorch may allocate instead.
         if torch.cuda.is_available():
             index = torch.device(device).index or 0
@@ -112,55 +114,24 @@ def _confine(limits: Limits, device: str) -> None:
             fraction = min(1.0, limits.memory_mb * 2**20 / total)
             torch.cuda.set_per_process_memory_fraction(fraction, index)
     else:
-        # Start this run's OpenMP threads now: once processes are capped, none can start.
+        # Start this run's OpenMP threads before the cap: their stacks count towards it.
         torch.ones(torch.get_num_threads() << 16).add_(1)
         cap = _address_space() + limits.memory_mb * 2**20
         resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
-    _drop_privileges(home)
-    if not cuda:  # the CUDA driver starts threads of its own
-        resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))  # not enforced for root
-    _prctl(PR_SET_NO_NEW_PRIVS, 1)
-    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # after the user changed: that clears it
+    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     if os.getppid() != zygote:  # it ended before that: so does this run
         os._exit(1)
 
 
-def _private_dir() -> str:
-    """Make `run-<pid>` in the zygote's private directory this child's cwd, HOME and TMPDIR
-    (the parent removes it after the run)."""
-    home = os.path.abspath(f"run-{os.getpid()}")
+def _private_dir(name: str) -> str:
+    """Make `name` (chosen by the parent, which removes it after the run) in the zygote's
+    directory this child's cwd, HOME and TMPDIR."""
+    home = os.path.abspath(os.path.basename(name))
     os.mkdir(home, 0o700)
     os.chdir(home)
     os.environ.update(HOME=home, TMPDIR=home)
     tempfile.tempdir = home  # set, not searched: the search writes a file, which fails here
     return home
-
-
-def _drop_privileges(home: str) -> None:
-    """As root, become `nobody`, keeping only the right to read files (the Python library may
-    live under /root): no writing or deleting others' files, no signals to the server,
-    rlimits that hold (RLIMIT_NPROC included). Elsewhere, or if Linux says no, stay as is."""
-    if os.geteuid() != 0 or sys.platform != "linux":
-        return
-    try:
-        os.chown(home, NOBODY, NOBODY)
-        _prctl(PR_SET_KEEPCAPS, 1)
-        os.setgroups([])
-        os.setgid(NOBODY)
-        os.setuid(NOBODY)
-    except OSError:
-        return
-    header = (ctypes.c_uint32 * 2)(CAPABILITY_VERSION_3, 0)
-    data = (ctypes.c_uint32 * 6)(CAP_DAC_READ_SEARCH_BIT, CAP_DAC_READ_SEARCH_BIT, 0, 0, 0, 0)
-    _LIBC.capset(header, data)  # effective, permitted, inheritable (two 32-bit words each)
-
-
-def _unshare_network() -> None:
-    """Move this process (and so every child forked later) into a network namespace of its
-    own: no interfaces but a loopback that is down, so no socket reaches anything. Needs
-    root (or CAP_SYS_ADMIN); where Linux says no, nothing changes."""
-    if sys.platform == "linux":
-        _LIBC.unshare(CLONE_NEWNET)
 
 
 def _prctl(option: int, value: int) -> None:

@@ -6,15 +6,10 @@ take a few seconds each; nothing is mocked.
 
 from __future__ import annotations
 
-import json
 import os
-import re
 import resource
-import signal
-import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -24,7 +19,6 @@ from pathlib import Path
 import pytest
 import torch
 
-from explorer import zygote
 from explorer.limits import Limits
 from explorer.worker import WorkerPool, _Turns
 from tests.conftest import ROOT
@@ -59,6 +53,23 @@ def zygote_processes(pool: WorkerPool) -> list[int]:
         if pool._socket.encode() in cmdline:
             found.append(int(proc.name))
     return found
+
+
+def run_processes(pool: WorkerPool) -> list[int]:
+    """The pool's runs: children of the zygote (which, in the box, is bubblewrap's child)."""
+    assert pool._zygote is not None
+    found = zygote_processes(pool)
+    parents = {p: _parent(p) for p in found}
+    zygotes = [p for p in found if parents[p] == pool._zygote.pid] if pool.boxed else [
+        pool._zygote.pid]
+    return [p for p in found if parents[p] in zygotes]
+
+
+def _parent(pid: int) -> int | None:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except OSError:
+        return None
 
 
 def wait_until(condition: Callable[[], bool], timeout_s: float = 10.0) -> bool:
@@ -127,13 +138,12 @@ def test_uninterruptible_run_is_killed(pool: WorkerPool) -> None:
     # 2**62 additions in one C call: the child's clock cannot interrupt it, the pool kills it.
     started = time.monotonic()
     trace = pool.run("a = 1\ntorch.ones(1).expand(2**62).sum()\n")
-    assert TIME_S <= time.monotonic() - started < TIME_S + 3
+    assert TIME_S <= time.monotonic() - started < TIME_S + 1.5  # the deadline: limit + 1 s
     assert trace.error is not None
     assert trace.error["type"] == "TimeLimit"
     assert "stopped after 2 s" in trace.error["message"]
     # The child was killed, not left spinning: only the zygote remains.
-    assert pool._zygote is not None
-    assert wait_until(lambda: zygote_processes(pool) == [pool._zygote.pid])
+    assert wait_until(lambda: run_processes(pool) == [])
     assert_works(pool)
 
 
@@ -180,7 +190,7 @@ def test_close_leaves_nothing_behind() -> None:
     # A run still going when the pool closes: its child must end with the zygote.
     late = threading.Thread(target=fresh.run, args=("import time\ntime.sleep(25)\n",))
     late.start()
-    assert wait_until(lambda: len(zygote_processes(fresh)) == 2)
+    assert wait_until(lambda: len(run_processes(fresh)) == 1)
     fresh.close()
     late.join(timeout=10)
 
@@ -202,12 +212,7 @@ def test_a_parent_that_imports_from_its_working_directory_still_gets_workers(
     assert done.stdout == "42\n", done.stderr[-500:]
 
 
-# --- the second wall: what a program that got past the sandbox would meet -----------------------
-
-
-def child_status(pid: int) -> dict[str, str]:
-    lines = Path(f"/proc/{pid}/status").read_text().splitlines()
-    return dict(line.split(":\t", 1) for line in lines if ":\t" in line)
+# --- the box and the lock are tested by effect in tests/test_wall.py ---------------------------
 
 
 def test_the_zygote_lives_in_a_private_directory(pool: WorkerPool) -> None:
@@ -218,90 +223,6 @@ def test_the_zygote_lives_in_a_private_directory(pool: WorkerPool) -> None:
     assert Path(os.readlink(proc / "cwd")) == home
     environ = (proc / "environ").read_bytes().split(b"\0")
     assert {f"HOME={home}".encode(), f"TMPDIR={home}".encode()} <= set(environ)
-
-
-@pytest.mark.skipif(os.geteuid() != 0, reason="a network namespace and a user change need root")
-def test_a_running_child_is_confined(pool: WorkerPool) -> None:
-    assert pool._zygote is not None
-    zygote = pool._zygote.pid
-    late = threading.Thread(target=pool.run, args=("import time\ntime.sleep(1.5)\n",))
-    late.start()
-    assert wait_until(lambda: len(zygote_processes(pool)) == 2)
-    (child,) = set(zygote_processes(pool)) - {zygote}
-    assert wait_until(lambda: child_status(child)["NoNewPrivs"] == "1")  # fully confined
-    assert Path(os.readlink(f"/proc/{child}/cwd")) == Path(pool._dir.name) / f"run-{child}"
-    status = child_status(child)
-    assert status["Uid"].split() == ["65534"] * 4 and status["Gid"].split() == ["65534"] * 4
-    assert int(status["CapEff"], 16) == 1 << 2  # CAP_DAC_READ_SEARCH: it may read, no more
-    limits = Path(f"/proc/{child}/limits").read_text()
-    assert re.search(r"Max processes\s+0\s+0", limits)
-    assert re.search(r"Max file size\s+0\s+0", limits)
-    network = os.readlink(f"/proc/{child}/ns/net")
-    assert network == os.readlink(f"/proc/{zygote}/ns/net") != os.readlink("/proc/self/ns/net")
-    late.join()
-    assert not (Path(pool._dir.name) / f"run-{child}").exists()  # removed after the run
-
-
-def confined_attempts(port: int, victim: Path) -> dict[str, str]:
-    """Run in a fresh child confined the way the zygote confines its children: what each thing
-    an escaped program might try does ("allowed" or the error it meets)."""
-    results: dict[str, str] = {}
-
-    def attempt(name: str, action: Callable[[], object]) -> None:
-        try:
-            action()
-            results[name] = "allowed"
-        except (OSError, ValueError) as error:
-            results[name] = type(error).__name__
-
-    def fork() -> None:
-        if os.fork() == 0:
-            os._exit(0)
-        os.wait()
-
-    zygote._unshare_network()
-    zygote._confine(Limits(), "cpu")
-    private = {os.environ["HOME"], os.environ["TMPDIR"], tempfile.gettempdir(), os.getcwd()}
-    results["home"] = str(private == {str(victim.parent / f"run-{os.getpid()}")})
-    attempt("connect", lambda: socket.create_connection(("127.0.0.1", port), timeout=2).close())
-    attempt("fork", fork)
-    attempt("subprocess", lambda: subprocess.run(["true"], check=True))
-    attempt("write", lambda: Path("file").write_text("data"))
-    attempt("remove", lambda: victim.unlink())
-    attempt("signal", lambda: os.kill(os.getppid(), signal.SIGTERM))
-    attempt("raise-limit", lambda: resource.setrlimit(resource.RLIMIT_NPROC, (64, 64)))
-    return results
-
-
-@pytest.mark.skipif(os.geteuid() != 0, reason="a network namespace and a user change need root")
-def test_an_escaped_program_meets_the_second_wall(tmp_path: Path) -> None:
-    victim = tmp_path / "victim"
-    victim.write_text("keep me")
-    with socket.socket() as listener:
-        listener.bind(("127.0.0.1", 0))
-        listener.listen()
-        port = listener.getsockname()[1]
-        read, write = os.pipe()
-        torch.set_num_threads(1)  # as the zygote does: a forked child must not need OpenMP
-        pid = os.fork()
-        if pid == 0:  # the child: never returns into pytest
-            try:
-                os.chdir(tmp_path)
-                os.write(write, json.dumps(confined_attempts(port, victim)).encode())
-            finally:
-                os._exit(0)
-        os.close(write)
-        with os.fdopen(read) as pipe:
-            results = json.loads(pipe.read() or "{}")
-        os.waitpid(pid, 0)
-        listener.settimeout(0.1)
-        with pytest.raises(TimeoutError):
-            listener.accept()  # nothing arrived
-    assert results == {"home": "True", "connect": "OSError", "fork": "BlockingIOError",
-                       "subprocess": "BlockingIOError", "write": "OSError",
-                       "remove": "PermissionError", "signal": "PermissionError",
-                       "raise-limit": "ValueError"}
-    assert victim.read_text() == "keep me"
 
 
 def test_an_oversized_trace_is_a_clear_error(pool: WorkerPool) -> None:

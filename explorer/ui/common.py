@@ -34,8 +34,10 @@ textarea { font-family: "Source Code Pro", ui-monospace, monospace !important;
 
 @st.cache_resource(show_spinner=False)
 def pool() -> WorkerPool:
-    """One pool per server, shared by every session."""
-    return WorkerPool(size=SETTINGS.workers, limits=LIMITS, details=SETTINGS.details)
+    """One pool per server, shared by every session. A public host refuses to run programs
+    where the operating-system walls cannot be raised (SECURITY.md)."""
+    return WorkerPool(size=SETTINGS.workers, limits=LIMITS, details=SETTINGS.details,
+                      require_walls=SETTINGS.require_walls)
 
 
 @st.cache_data(show_spinner=False)

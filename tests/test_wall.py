@@ -1,0 +1,228 @@
+"""The operating-system wall, judged by effect with the Python guard out of the way.
+
+A probe starts in the box the pool builds (`explorer.box`), forks like the zygote, enters
+its child exactly as a run does (`explorer.zygote.enter`: private directory, lock, limits),
+and then runs *unguarded* Python: real builtins, `import os`, `ctypes`. Everything it tries
+is reported back and judged here; canary files, processes and IPC objects are checked from
+the outside afterwards.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from explorer import box, confine
+from explorer.limits import Limits
+from explorer.served import ROOT
+from explorer.worker import WorkerPool
+
+pytestmark = pytest.mark.skipif(bool(box.missing() or confine.missing()),
+                                reason=f"no wall here: {box.missing() or confine.missing()}")
+SECRET = "canary-7f3a9c"
+
+# Runs in the box: fork as the zygote does, enter the child as a run does, then attack.
+PROBE = textwrap.dedent("""
+    import ctypes, json, os, signal, socket, sys
+    from explorer import confine, zygote
+    targets = json.loads(sys.argv[1])
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid:
+        os.close(write)
+        print(os.read(read, 1 << 20).decode())
+        os.waitpid(pid, 0)
+        sys.exit(0)
+    os.close(read)
+    job = {"limits": %(limits)s, "threads": 1, "dir": "run-probe", "lock": True,
+           "device": "cpu"}
+    zygote.enter(job, confine.readable_paths(), [])
+    results = {}
+
+    def attempt(name, action):
+        try:
+            value = action()
+            results[name] = "allowed" if value is None else repr(value)[:200]
+        except BaseException as error:
+            results[name] = type(error).__name__
+
+    def fork():
+        if os.fork() == 0:
+            os._exit(0)
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    for name, path in targets["read"].items():
+        attempt("read " + name, lambda: open(path).read())
+    for name, path in targets["list"].items():
+        attempt("list " + name, lambda: os.listdir(path))
+    for name, path in targets["create"].items():
+        attempt("create " + name, lambda: open(os.path.join(path, "left-behind"), "w").close())
+    attempt("write here", lambda: os.write(os.open("data", os.O_WRONLY | os.O_CREAT), b"x"))
+    attempt("execve", lambda: os.execv("/bin/sh", ["sh", "-c", "true"]))
+    attempt("exec python", lambda: os.execv(sys.executable, [sys.executable, "-c", "1"]))
+    attempt("socket", lambda: socket.socket(socket.AF_INET, socket.SOCK_STREAM))
+    attempt("unix socket", lambda: socket.socket(socket.AF_UNIX, socket.SOCK_STREAM))
+    attempt("socketpair", socket.socketpair)
+    attempt("fork", fork)
+    attempt("shmget", lambda: libc.shmget(0, 4096, 0o1000 | 0o600) == -1 or "made one")
+    attempt("semget", lambda: libc.semget(0, 1, 0o1000 | 0o600) == -1 or "made one")
+    attempt("msgget", lambda: libc.msgget(0, 0o1000 | 0o600) == -1 or "made one")
+    attempt("posix shm", lambda: open("/dev/shm/left-behind", "w").close())
+    attempt("kill zygote", lambda: os.kill(os.getppid(), signal.SIGKILL))
+    attempt("kill all", lambda: os.kill(-1, signal.SIGKILL))
+    attempt("unshare", lambda: libc.unshare(0x10000000) == -1 or "unshared")
+    attempt("ptrace", lambda: libc.ptrace(16, os.getppid(), 0, 0) == -1 or "attached")
+    attempt("zygote memory", lambda: open(f"/proc/{os.getppid()}/mem", "rb").read(1))
+    attempt("zygote environ", lambda: open(f"/proc/{os.getppid()}/environ").read())
+    attempt("own status", lambda: "Seccomp:\\t2" in open("/proc/self/status").read() or "no")
+    attempt("uid", lambda: (os.getuid(), os.geteuid()))
+    attempt("raise limits", lambda: __import__("resource").setrlimit(
+        __import__("resource").RLIMIT_AS, (-1, -1)))
+    os.write(write, json.dumps(results).encode())
+    os._exit(0)
+""")
+
+
+@pytest.fixture(scope="module")
+def canaries() -> Iterator[dict[str, Path]]:
+    """A world-readable canary inside the checkout and a root-only one in the home directory
+    (where the test can make them), both outside what a run may read."""
+    made = {"checkout": ROOT / "artifacts" / "canary.txt",
+            "home": Path.home() / f".explorer-{SECRET}"}
+    made["checkout"].parent.mkdir(exist_ok=True)
+    for name, path in made.items():
+        path.write_text(SECRET)
+        path.chmod(0o644 if name == "checkout" else 0o600)
+    yield made
+    for path in made.values():
+        path.unlink(missing_ok=True)
+
+
+def ipc_objects() -> set[str]:
+    """System V IPC objects on the host (keys and ids, from /proc/sysvipc)."""
+    found = set()
+    for kind in ("shm", "sem", "msg"):
+        lines = Path(f"/proc/sysvipc/{kind}").read_text().splitlines()[1:]
+        found |= {f"{kind} {' '.join(line.split()[:2])}" for line in lines}
+    return found
+
+
+def processes() -> set[int]:
+    return {int(entry) for entry in os.listdir("/proc") if entry.isdigit()}
+
+
+@pytest.fixture(scope="module")
+def attempts(canaries: dict[str, Path]) -> dict[str, str]:
+    """What the probe reports, with the host checked before and after."""
+    before_ipc, before_processes = ipc_objects(), processes()
+    with tempfile.TemporaryDirectory(prefix="explorer-wall-") as place:
+        other = Path(place) / "run-other"
+        other.mkdir()
+        (other / "secret.txt").write_text(SECRET)
+        os.chown(place, box.box_user(), -1)
+        targets = {
+            "read": {"checkout canary": str(canaries["checkout"]),
+                     "root-only canary": str(canaries["home"]),
+                     "shadow": "/etc/shadow", "passwd": "/etc/passwd",
+                     "other run": str(other / "secret.txt"),
+                     "project README": str(ROOT / "README.md"),
+                     "explorer source": str(ROOT / "explorer" / "limits.py")},
+            "list": {"root": "/", "home dir": str(Path.home()), "/home": "/home",
+                     "checkout": str(ROOT), "pool dir": place, "other run": str(other),
+                     "proc": "/proc", "tmp": "/tmp"},
+            "create": {"tmp": "/tmp", "pool dir": place, "other run": str(other),
+                       "explorer": str(ROOT / "explorer"), "private": "."},
+        }
+        limits = json.dumps(Limits().__dict__)
+        argv = [sys.executable, "-c", PROBE % {"limits": limits}, json.dumps(targets)]
+        env = {"PYTHONPATH": str(ROOT), "PYTHONDONTWRITEBYTECODE": "1"}
+        started = time.monotonic()
+        done = subprocess.run(box.command(argv, place, env), capture_output=True, text=True,
+                              timeout=120, check=False, cwd=place)
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert time.monotonic() - started < 60
+        results: dict[str, str] = json.loads(done.stdout)
+        results["left in pool dir"] = repr(sorted(set(os.listdir(place)) - {other.name}))
+        results["other run untouched"] = repr(sorted(os.listdir(other)))
+    time.sleep(0.2)
+    results["processes left"] = repr(sorted(processes() - before_processes - {os.getpid()}))
+    results["ipc left"] = repr(sorted(ipc_objects() - before_ipc))
+    results["canaries intact"] = repr(all(p.read_text() == SECRET for p in canaries.values()))
+    return results
+
+
+def test_nothing_outside_what_python_needs_can_be_read(attempts: dict[str, str]) -> None:
+    for target in ("checkout canary", "root-only canary", "shadow", "passwd", "other run",
+                   "project README"):
+        assert attempts[f"read {target}"] in {"PermissionError", "FileNotFoundError"}, target
+    assert SECRET not in json.dumps(attempts)
+    assert attempts["read explorer source"].startswith("'\"\"\"The caps")  # the wall is exact
+
+
+def test_nothing_outside_can_be_listed(attempts: dict[str, str]) -> None:
+    for target in ("root", "home dir", "/home", "checkout", "pool dir", "other run", "proc",
+                   "tmp"):
+        assert attempts[f"list {target}"] in {"PermissionError", "FileNotFoundError"}, target
+
+
+def test_files_are_made_only_in_the_private_directory(attempts: dict[str, str]) -> None:
+    for target in ("tmp", "pool dir", "other run", "explorer"):
+        assert attempts[f"create {target}"] in {"PermissionError", "OSError",
+                                                "FileNotFoundError"}, target
+    assert attempts["create private"] == "allowed"
+    assert attempts["write here"] == "OSError"  # RLIMIT_FSIZE 0: no contents, even there
+    assert attempts["posix shm"] in {"PermissionError", "FileNotFoundError"}
+    assert attempts["other run untouched"] == repr(["secret.txt"])
+
+
+def test_no_exec_socket_process_ipc_or_signal(attempts: dict[str, str]) -> None:
+    for name in ("execve", "exec python", "socket", "unix socket", "socketpair", "fork",
+                 "kill zygote", "kill all", "zygote memory", "zygote environ"):
+        assert attempts[name] == "PermissionError", name
+    for name in ("shmget", "semget", "msgget", "ptrace", "unshare"):
+        assert attempts[name] == "True", name  # the call returned -1: refused
+    assert attempts["own status"] == "True"  # a seccomp filter is in force
+    assert attempts["raise limits"] == "ValueError"
+    uid = box.box_user()
+    assert attempts["uid"] == repr((uid, uid))
+
+
+def test_nothing_is_left_behind(attempts: dict[str, str]) -> None:
+    assert attempts["processes left"] == "[]"
+    assert attempts["ipc left"] == "[]"
+    assert attempts["left in pool dir"] == "['run-probe']"  # the pool removes it after a run
+    assert attempts["canaries intact"] == "True"
+
+
+def test_the_pool_runs_its_zygote_in_the_box() -> None:
+    pool = WorkerPool(size=1, require_walls=True)
+    try:
+        trace = pool.run("print(1 + 1)")
+        assert trace.ok and trace.stdout == "2\n"
+        assert pool._zygote is not None
+        (zygote,) = [p for p in processes() if _parent(p) == pool._zygote.pid]
+        status = Path(f"/proc/{zygote}/status").read_text()
+        assert "CapEff:\t0000000000000000" in status
+        assert f"Uid:\t{box.box_user()}\t" in status
+        for namespace in ("net", "pid", "ipc", "mnt", "uts"):
+            assert (os.readlink(f"/proc/{zygote}/ns/{namespace}")
+                    != os.readlink(f"/proc/self/ns/{namespace}")), namespace
+    finally:
+        pool.close()
+
+
+def _parent(pid: int) -> int | None:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return int(fields[1])
