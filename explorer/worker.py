@@ -253,7 +253,10 @@ class _Watchdog:
                 if (level, kind) == (socket.SOL_SOCKET, socket.SCM_CREDENTIALS)]
         if not pids:
             raise ConnectionError("the worker left before it said hello")
-        self._process = os.pidfd_open(pids[0])  # a handle: the pid may be reused, this not
+        try:  # a handle: a pid may be reused, a pidfd not
+            self._process: int | None = os.pidfd_open(pids[0])
+        except ProcessLookupError:  # already done: its answer waits in the socket
+            self._process = None
         recv(conn, 1 << 10)  # the hello itself
         self.fired = False
         self._conn = conn
@@ -263,14 +266,16 @@ class _Watchdog:
 
     def _fire(self) -> None:
         self.fired = True
-        with contextlib.suppress(OSError):
-            signal.pidfd_send_signal(self._process, signal.SIGKILL)
+        if self._process is not None:
+            with contextlib.suppress(OSError):
+                signal.pidfd_send_signal(self._process, signal.SIGKILL)
         with contextlib.suppress(OSError):
             self._conn.shutdown(socket.SHUT_RDWR)
 
     def stop(self) -> None:
         self._timer.cancel()
-        os.close(self._process)
+        if self._process is not None:
+            os.close(self._process)
 
 
 _default: WorkerPool | None = None
