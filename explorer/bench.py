@@ -14,6 +14,8 @@ In one process and one run (the machine is noisy, so results are ratios and medi
 4. RSS of the zygote and of this process before and after many runs;
 5. where the time goes: a worker run split into the child's execute() and the rest, and
    the same chains executed in this process, stage by stage;
+6. the operating-system wall's cost: the same programs through a walled pool (box + lock)
+   and a bare one (neither), interleaved, median per run;
 
 then PASS/MISS for each target. `--quick` uses tiny sizes and few runs (tests/test_bench.py).
 `--browser` instead times, in Debian's Chromium, Run → graph visible on the Graph page.
@@ -319,7 +321,7 @@ def measure_memory(pool: WorkerPool, runs: int) -> Memory:
 
 
 def _zygote_pid() -> int:
-    """The zygote: the child of this process running explorer.zygote."""
+    """The zygote: this process's child (or, in the box, grandchild) running explorer.zygote."""
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
@@ -328,9 +330,18 @@ def _zygote_pid() -> int:
             cmdline = (entry / "cmdline").read_bytes()
         except OSError:
             continue
-        if int(stat.rsplit(")", 1)[1].split()[1]) == os.getpid() and b"explorer.zygote" in cmdline:
+        parent = int(stat.rsplit(")", 1)[1].split()[1])
+        if b"explorer.zygote" in cmdline and not cmdline.startswith(b"bwrap") and (
+                parent == os.getpid() or _parent(parent) == os.getpid()):  # in the box or not
             return int(entry.name)
     raise RuntimeError("no zygote process found")
+
+
+def _parent(pid: int) -> int | None:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except OSError:
+        return None
 
 
 def _rss(pid: int | str) -> float:
@@ -419,6 +430,34 @@ class Report:
     scales: list[Scale] = field(default_factory=list)
     memory: Memory | None = None
     stages: list[Stages] = field(default_factory=list)
+    wall: dict[str, tuple[float, float]] = field(default_factory=dict)  # walled s, bare s
+
+
+def measure_wall(runs: int) -> dict[str, tuple[float, float]]:
+    """Median seconds per run of a few programs, walled and bare, run turn about."""
+    walled, bare = WorkerPool(size=1), _bare_pool()
+    programs = {"print(1)": "print(1)", "autograd-basics": by_key("autograd-basics").code}
+    times: dict[str, tuple[list[float], list[float]]] = {k: ([], []) for k in programs}
+    try:
+        for pool in (walled, bare):
+            pool.run("pass")
+        for _ in range(runs):
+            for key, code in programs.items():
+                for pool, into in zip((walled, bare), times[key], strict=True):
+                    started = time.perf_counter()
+                    pool.run(code)
+                    into.append(time.perf_counter() - started)
+    finally:
+        walled.close()
+        bare.close()
+    return {k: (statistics.median(w), statistics.median(b)) for k, (w, b) in times.items()}
+
+
+def _bare_pool() -> WorkerPool:
+    """A pool without the box and the lock: the path runs took before the wall."""
+    with mock.patch("explorer.box.missing", return_value="measured without"), \
+            mock.patch("explorer.confine.missing", return_value=["measured without"]):
+        return WorkerPool(size=1)
 
 
 def measure(quick: bool, progress: Callable[[str], None]) -> Report:
@@ -449,6 +488,8 @@ def measure(quick: bool, progress: Callable[[str], None]) -> Report:
                                                else 5, 1 if quick or ops >= 5_000 else 3))
     finally:
         pool.close()
+    progress("the wall's cost")
+    report.wall = measure_wall(5 if quick else 50)
     progress("seed programs in plain PyTorch")
     for seed, example in zip(report.seeds, EXAMPLES, strict=True):
         seed.bare = bare_time(example.code, 1 if quick else 3)
@@ -539,6 +580,10 @@ def render(report: Report) -> str:
                      f"{st.graph_calls:g}", _ms(st.at_backward), _ms(st.hooks), _ms(st.to_json),
                      _ms(st.parse), f"{st.megabytes:.2f}"]
                     for st, sc in zip(report.stages, report.scales, strict=True)]), ""]
+    out += ["== 6. The wall's cost per run (box + lock vs neither, turn about, medians) ==",
+            _table(["program", "walled", "bare", "added"],
+                   [[key, _ms(w), _ms(b), _ms(w - b)] for key, (w, b) in report.wall.items()]),
+            ""]
     out += ["== Targets ==", *targets(report)]
     return "\n".join(out)
 

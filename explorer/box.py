@@ -31,13 +31,15 @@ NAMESPACES = ("--unshare-pid", "--unshare-ipc", "--unshare-net", "--unshare-uts"
               "--unshare-cgroup-try")
 
 
-def command(argv: list[str], writable: str, env: Mapping[str, str]) -> list[str]:
+def command(argv: list[str], writable: str, env: Mapping[str, str],
+            info_fd: int | None = None) -> list[str]:
     """`argv` run in the box, with `writable` (the pool's directory, which must belong to
-    `box_user()`) bound read-write as its working directory."""
+    `box_user()`) bound read-write as its working directory. bubblewrap writes to `info_fd`
+    the JSON `{"child-pid": ...}`: `argv`'s pid outside the box."""
     root = os.geteuid() == 0
     box = ["bwrap", *NAMESPACES, *(() if root else ("--unshare-user",)), "--die-with-parent",
            "--new-session", "--as-pid-1", "--clearenv", "--proc", "/proc", "--dev", "/dev",
-           "--tmpfs", "/tmp"]
+           "--tmpfs", "/tmp", *(() if info_fd is None else ("--info-fd", str(info_fd)))]
     binds = [("--ro-bind", p) for p in (*readable_paths(), *LIBRARY_FINDER) if os.path.exists(p)]
     binds += [("--dev-bind", p) for p in gpu_devices()] + [("--bind", writable)]
     made = {"/"}

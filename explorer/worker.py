@@ -79,7 +79,9 @@ class WorkerPool:
         self._lock = threading.Lock()
         self._dir = tempfile.TemporaryDirectory(prefix="explorer-")
         self._socket = str(Path(self._dir.name) / "zygote.sock")
-        self._zygote: subprocess.Popen[bytes] | None = None
+        self._zygote: subprocess.Popen[bytes] | None = None  # bubblewrap, in the box
+        self.zygote_pid = 0  # the zygote itself
+        self._zygote_fd: int | None = None  # a pidfd of it: its pid may be reused, this not
         self._start_zygote()
 
     def run(self, code: str, *, device: str = "cpu", limits: Limits | None = None,
@@ -104,12 +106,10 @@ class WorkerPool:
             self._slots.release()
 
     def close(self) -> None:
-        """Stop the zygote (its children end with their runs) and remove the socket."""
+        """Stop the zygote (its children end with it) and remove the socket."""
         with self._lock:
-            if self._zygote is not None:
-                self._zygote.kill()
-                self._zygote.wait()
-                self._zygote = None
+            self._stop_zygote_locked()
+            self._zygote = None
         self._dir.cleanup()
 
     def _run(self, job: bytes, place: str, device: str, limits: Limits,
@@ -188,16 +188,28 @@ class WorkerPool:
 
     def _restart_zygote(self) -> None:
         with self._lock:
-            if self._zygote is not None:
-                self._zygote.kill()
-                self._zygote.wait()
             self._start_zygote_locked()
+
+    def _stop_zygote_locked(self) -> None:
+        """Kill the zygote and wait until it is gone, and with it every run: a child dies with
+        it, and in the box it is PID 1 (bubblewrap, killed, cannot pass that on to its PID 1:
+        the pool kills it by the pid bubblewrap gave)."""
+        if self._zygote_fd is not None:
+            with contextlib.suppress(OSError):
+                signal.pidfd_send_signal(self._zygote_fd, signal.SIGKILL)
+            select.select([self._zygote_fd], [], [], STARTUP_S)  # readable once it has ended
+            os.close(self._zygote_fd)
+            self._zygote_fd = None
+        if self._zygote is not None:
+            self._zygote.kill()
+            self._zygote.wait()
 
     def _start_zygote(self) -> None:
         with self._lock:
             self._start_zygote_locked()
 
     def _start_zygote_locked(self) -> None:
+        self._stop_zygote_locked()  # what is left of the last one
         Path(self._socket).unlink(missing_ok=True)
         env = {key: os.environ[key] for key in KEPT_ENV if key in os.environ}
         package = os.path.dirname(os.path.dirname(os.path.abspath(explorer.__file__)))
@@ -206,12 +218,28 @@ class WorkerPool:
                    # one BLAS thread, and no TorchDynamo compiler
                    OPENBLAS_NUM_THREADS="1", TORCHDYNAMO_DISABLE="1")
         argv = [sys.executable, "-m", "explorer.zygote", self._socket]
-        if self.boxed:
-            os.chown(self._dir.name, box.box_user(), -1)
-            argv = box.command(argv, self._dir.name, env)
-        self._zygote = subprocess.Popen(
-            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=self._dir.name, env=env,
-            start_new_session=True)
+        if not self.boxed:
+            self._zygote = subprocess.Popen(
+                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=self._dir.name,
+                env=env, start_new_session=True)
+            self.zygote_pid = self._zygote.pid
+            self._zygote_fd = _pidfd(self.zygote_pid)
+            return
+        os.chown(self._dir.name, box.box_user(), -1)
+        info, info_w = os.pipe()
+        try:
+            self._zygote = subprocess.Popen(
+                box.command(argv, self._dir.name, env, info_w), stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE, cwd=self._dir.name, env=env, start_new_session=True,
+                pass_fds=(info_w,))
+            os.close(info_w)
+            said = b""
+            while select.select([info], [], [], STARTUP_S)[0] and (part := os.read(info, 4096)):
+                said += part  # until bubblewrap closes it
+            self.zygote_pid = int(json.loads(said or b"{}").get("child-pid", self._zygote.pid))
+            self._zygote_fd = _pidfd(self.zygote_pid)
+        finally:
+            os.close(info)
 
 
 class _Turns:
@@ -240,6 +268,14 @@ class _Turns:
             self._changed.notify_all()
 
 
+def _pidfd(pid: int) -> int | None:
+    """A handle on process `pid` (None if it has ended): unlike a pid, never reused."""
+    try:
+        return os.pidfd_open(pid)
+    except ProcessLookupError:
+        return None
+
+
 class _Watchdog:
     """Reads the child's hello, with its pid as the kernel gives it (SO_PASSCRED: true in the
     server's PID namespace, whatever the child says), then kills that child at `deadline`
@@ -253,10 +289,7 @@ class _Watchdog:
                 if (level, kind) == (socket.SOL_SOCKET, socket.SCM_CREDENTIALS)]
         if not pids:
             raise ConnectionError("the worker left before it said hello")
-        try:  # a handle: a pid may be reused, a pidfd not
-            self._process: int | None = os.pidfd_open(pids[0])
-        except ProcessLookupError:  # already done: its answer waits in the socket
-            self._process = None
+        self._process = _pidfd(pids[0])  # None: already done, its answer waits in the socket
         recv(conn, 1 << 10)  # the hello itself
         self.fired = False
         self._conn = conn

@@ -13,7 +13,8 @@ from explorer.examples import EXAMPLES
 from tests.conftest import ROOT
 
 SECTIONS = ("== 1. Pipeline vs bare torchviz", "== 2. Seed programs", "== 3. Animation figure",
-            "== 4. Memory over", "== 5. Where the time goes ==", "== Targets ==")
+            "== 4. Memory over", "== 5. Where the time goes ==", "== 6. The wall's cost",
+            "== Targets ==")
 NUMBER = re.compile(r"[+-]?\d+(\.\d+)?x?")
 
 
