@@ -20,7 +20,7 @@ PAGE_TITLES = {path: key for path, key, _ in PAGES}
 def lesson_list(lang: str) -> None:
     """Every lesson, numbered; each example button opens its program and runs it."""
     st.subheader(text("lessons_title", lang))
-    for number, lesson in enumerate(lessons.LESSONS, start=1):
+    for number, lesson in enumerate(lessons.lessons(), start=1):
         with st.expander(f"{number}. {lesson.title[lang]}", expanded=number == 1):
             st.markdown(lesson.text[lang])
             st.caption(f"**{text('lesson_look', lang)}** {lesson.look[lang]}")

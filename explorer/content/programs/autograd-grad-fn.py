@@ -1,0 +1,6 @@
+import torch
+# 来自前面的代码 (from the earlier snippets)
+x = torch.ones(2,2,requires_grad=True)
+y=x+2
+print(x.grad_fn)
+print(y.grad_fn)

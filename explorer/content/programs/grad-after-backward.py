@@ -1,0 +1,9 @@
+import torch
+# 来自前面的单元格 In [3] (from the earlier cell In [3])
+x = torch.ones(3, 3, requires_grad=True)
+y = 2*x+1
+z = y*y*3
+z_mean = z.mean()
+## 经过了backward()方法后，torch会计算出x所带有的梯度：
+z_mean.backward()
+print(x.grad)

@@ -1,0 +1,5 @@
+import torch
+# 来自前面的代码 (from the earlier snippets): x 是 5x3 的全一张量
+x=torch.tensor([2.5,3.5])
+x = x.new_ones(5,3,dtype=torch.double)
+print(x[:,1])

@@ -1,0 +1,4 @@
+import torch
+x=torch.randn(1)
+print(x)
+print(x.item())

@@ -1,0 +1,11 @@
+import torch
+# 使用.to方法，控制Tensor所在的设备(cpu, cuda)
+x = torch.empty(3,3)
+if torch.cuda.is_available():
+    device = torch.device("cuda")
+    y = torch.ones_like(x, device=device)
+    x = x.to(device)
+    z = x + y
+    print(z)
+    a=z.to("cpu",torch.double)
+    print(a)
