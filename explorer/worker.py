@@ -58,10 +58,12 @@ class WorkerPool:
     With `details` off (a public host), a failure of the pool itself names no cause (a
     path, an OS error) in the Trace; the cause goes to the server's log either way. With
     `require_walls`, a machine that cannot build the box or lock a run raises WallMissing
-    (saying what is missing) instead of running programs with a warning in the log."""
+    (saying what is missing) instead of running programs with a warning in the log.
+    `threads`: torch's threads per run (default: the cores shared out between the runs)."""
 
     def __init__(self, size: int = 2, limits: Limits = Limits(), wait_s: float = 30.0,
-                 details: bool = True, require_walls: bool = False) -> None:
+                 details: bool = True, require_walls: bool = False,
+                 threads: int | None = None) -> None:
         gaps = [gap for gap in (box.missing(), *confine.missing()) if gap]
         if gaps and require_walls:
             raise WallMissing("Programs cannot be walled off from this machine: "
@@ -74,7 +76,7 @@ class WorkerPool:
         self.limits = limits
         self.wait_s = wait_s
         self.details = details
-        self.threads = max(1, (os.cpu_count() or 1) // size)
+        self.threads = threads or max(1, (os.cpu_count() or 1) // size)  # torch's, per run
         self._slots = _Turns(size)
         self._lock = threading.Lock()
         self._dir = tempfile.TemporaryDirectory(prefix="explorer-")

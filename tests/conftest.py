@@ -57,3 +57,8 @@ def page(browser: Any, app_url: str) -> Iterator[Any]:
     tab.set_default_timeout(30_000)
     yield tab
     context.close()
+
+
+def pytest_addoption(parser: Any) -> None:
+    parser.addoption("--update-golden", action="store_true",
+                     help="write tests/golden/*.json anew from this run (tests/test_golden.py)")

@@ -1,0 +1,121 @@
+"""Golden traces: the Trace of every lesson program, kept in tests/golden/<key>.json, so that
+any change of behaviour shows up as a reviewable diff. `pytest tests/test_golden.py
+--update-golden` writes them anew.
+
+A Trace is normalised before it is kept or compared, so that it is the same on every machine:
+no timings; object and memory addresses become tokens in order of first appearance (which
+values share an address is kept); arrays longer than LONG values keep their first values,
+count and sum; programs that print uninitialised memory (`torch.empty`) have their numbers
+blanked. Runs use one torch thread; numbers compare within REL (float sums differ by CPU).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from explorer.examples import by_key
+from explorer.lessons import lessons
+from explorer.worker import WorkerPool
+
+GOLDEN = Path(__file__).parent / "golden"
+PROGRAMS = list(dict.fromkeys(key for lesson in lessons() for key in lesson.examples))
+LONG, KEPT, REL = 64, 8, 1e-4
+ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,}")
+NUMBER = re.compile(r"[-+]?(?:nan|inf|\d+\.?\d*(?:e[-+]?\d+)?)", re.IGNORECASE)
+
+
+def normalised(trace: dict[str, Any], blank_numbers: bool) -> Any:
+    """`trace` (as JSON data) made machine-independent, as the module's docstring says."""
+    def walk(value: Any, key: str = "", tokens: dict[int, str] | None = None) -> Any:
+        if key == "elapsed_ms":
+            return 0
+        if key == "variables":  # addresses name sharing within one snapshot: fresh tokens
+            tokens = {}
+        if tokens is not None and key in {"data_ptr", "memory"} and value is not None:
+            start = value if key == "data_ptr" else value[0]
+            name = tokens.setdefault(start, f"@{len(tokens) + 1}")
+            return name if key == "data_ptr" else [name, value[1] - value[0]]
+        if blank_numbers and key in {"values", "grad"} and value is not None:
+            return "#"
+        if isinstance(value, str):
+            text = ADDRESS.sub("@", value)
+            return "".join(NUMBER.sub("#", text).split()) if blank_numbers else text
+        if isinstance(value, dict):
+            return {k: walk(v, k, tokens) for k, v in value.items()}
+        if isinstance(value, list):
+            flat = list(_flatten(value))
+            if key in {"values", "grad"} and len(flat) > LONG and all(
+                    isinstance(v, int | float) for v in flat):
+                return {"first": flat[:KEPT], "count": len(flat), "sum": math.fsum(flat)}
+            return [walk(v, key, tokens) for v in value]
+        return value
+
+    return walk(trace)
+
+
+def _flatten(value: Any) -> Iterator[Any]:
+    for item in value:
+        if isinstance(item, list):
+            yield from _flatten(item)
+        else:
+            yield item
+
+
+def same(expected: Any, actual: Any, where: str = "") -> list[str]:
+    """Where `actual` differs from `expected` (numbers within REL), as readable paths."""
+    if isinstance(expected, dict) and isinstance(actual, dict):
+        return [d for k in sorted(set(expected) | set(actual))
+                for d in same(expected.get(k), actual.get(k), f"{where}.{k}")]
+    if isinstance(expected, list) and isinstance(actual, list) and len(expected) == len(actual):
+        return [d for i, (e, a) in enumerate(zip(expected, actual, strict=True))
+                for d in same(e, a, f"{where}[{i}]")]
+    if isinstance(expected, float | int) and isinstance(actual, float | int) and not (
+            isinstance(expected, bool) or isinstance(actual, bool)):
+        close = math.isclose(expected, actual, rel_tol=REL, abs_tol=1e-6)
+        return [] if close else [f"{where}: {expected!r} != {actual!r}"]
+    return [] if expected == actual else [f"{where}: {expected!r:.200} != {actual!r:.200}"]
+
+
+@pytest.fixture(scope="module")
+def golden_pool() -> Iterator[WorkerPool]:
+    pool = WorkerPool(size=1, threads=1)
+    yield pool
+    pool.close()
+
+
+@pytest.mark.parametrize("key", PROGRAMS)
+def test_the_lesson_program_behaves_as_its_golden_trace(key: str, golden_pool: WorkerPool,
+                                                        request: pytest.FixtureRequest) -> None:
+    code = by_key(key).code
+    trace = golden_pool.run(code)
+    assert trace.threads == 1
+    actual = normalised(json.loads(trace.to_json()), "torch.empty(" in code or
+                        "torch.Tensor(" in code)
+    path = GOLDEN / f"{key}.json"
+    if request.config.getoption("--update-golden"):
+        path.write_text(json.dumps(actual, indent=1, ensure_ascii=False, sort_keys=True) + "\n",
+                        encoding="utf-8")
+    assert path.exists(), f"no golden trace for {key}: run with --update-golden"
+    differences = same(json.loads(path.read_text(encoding="utf-8")), actual)
+    assert not differences, "\n".join(differences[:20])
+
+
+def test_a_golden_trace_catches_a_change() -> None:
+    expected = normalised({"stdout": "tensor([1.0000])", "elapsed_ms": 3.0, "variables": {
+        "x": {"data_ptr": 140000000000, "memory": [140000000000, 140000000004],
+              "values": [1.0]}}}, False)
+    assert expected == {"stdout": "tensor([1.0000])", "elapsed_ms": 0, "variables": {
+        "x": {"data_ptr": "@1", "memory": ["@1", 4], "values": [1.0]}}}
+    assert normalised({"stdout": "<Node object at 0x7f3a2b1c0d90>\ntensor([ 1.5,  -2.])"},
+                      True) == {"stdout": "<Nodeobjectat@>tensor([#,#])"}
+    changed = json.loads(json.dumps(expected))
+    changed["variables"]["x"]["values"] = [1.001]
+    assert same(expected, changed) == [".variables.x.values[0]: 1.0 != 1.001"]
+    assert same(expected, json.loads(json.dumps(expected))) == []
