@@ -8,7 +8,9 @@ namespaces (no network at all, no other processes, no shared IPC objects); no ca
 no environment but what the pool sets; and a new session (no terminal to type into). As
 root, the box drops to `nobody` (setpriv, from util-linux) before Python starts, so no run has
 root's file rights; as another user, bubblewrap makes a user namespace and keeps that user.
-The box dies with the pool, and every run with the box (the zygote is its PID 1).
+The zygote is the box's PID 1: every run ends with it, and it ends when the pool closes its
+standard input (also when the server dies). No `--die-with-parent`: Linux sends that signal
+when the *thread* that started the box ends, and Streamlit starts the pool in a script thread.
 """
 
 from __future__ import annotations
@@ -37,9 +39,9 @@ def command(argv: list[str], writable: str, env: Mapping[str, str],
     `box_user()`) bound read-write as its working directory. bubblewrap writes to `info_fd`
     the JSON `{"child-pid": ...}`: `argv`'s pid outside the box."""
     root = os.geteuid() == 0
-    box = ["bwrap", *NAMESPACES, *(() if root else ("--unshare-user",)), "--die-with-parent",
-           "--new-session", "--as-pid-1", "--clearenv", "--proc", "/proc", "--dev", "/dev",
-           "--tmpfs", "/tmp", *(() if info_fd is None else ("--info-fd", str(info_fd)))]
+    box = ["bwrap", *NAMESPACES, *(() if root else ("--unshare-user",)), "--new-session",
+           "--as-pid-1", "--clearenv", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
+           *(() if info_fd is None else ("--info-fd", str(info_fd)))]
     binds = [("--ro-bind", p) for p in (*readable_paths(), *LIBRARY_FINDER) if os.path.exists(p)]
     binds += [("--dev-bind", p) for p in gpu_devices()] + [("--bind", writable)]
     made = {"/"}
