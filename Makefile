@@ -31,9 +31,11 @@ system:
 	  2>/dev/null || \
 	  ($(SUDO) apt-get update && $(APT) graphviz bubblewrap libseccomp2 python3-venv)
 
-# Debian's Chromium for the browser tests (Playwright drives the system binary).
+# Debian's Chromium for the browser tests (Playwright drives the system binary), with fonts
+# for Chinese and emoji so that screenshots show what a person sees.
 system-test:
-	@command -v chromium >/dev/null || ($(SUDO) apt-get update && $(APT) chromium)
+	@command -v chromium >/dev/null && fc-list :lang=zh | grep -q . || \
+	  ($(SUDO) apt-get update && $(APT) chromium fonts-noto-cjk fonts-noto-color-emoji)
 
 $(VENV)/.installed: pyproject.toml requirements.txt
 	$(PYTHON) -m venv $(VENV)

@@ -24,6 +24,26 @@ def _run(page: Any, code: str | None = None) -> None:
     page.get_by_role("button", name="Run").click()
 
 
+def test_the_editor_runs_on_ctrl_enter_and_marks_the_error_and_the_step(page: Any,
+                                                                        app_url: str) -> None:
+    _open_playground(page, app_url)
+    editor = page.get_by_label("Code")
+    editor.fill("x = torch.ones(2)\ny = x * 2\nprint(z)\n")
+    editor.press("Control+Enter")  # no click on Run
+    error = page.locator(".cm-error-line")
+    expect(error).to_have_text("print(z)")
+    expect(page.locator(".cm-line").nth(2)).to_have_class(re.compile("cm-error-line"))
+    expect(page.locator(".cm-error-message")).to_have_text(
+        "NameError: name 'z' is not defined")
+    expect(page.locator(".cm-step-line")).to_have_text("y = x * 2")  # the last step that ran
+    page.get_by_role("button", name="« First").click()
+    expect(page.locator(".cm-step-line")).to_have_text("x = torch.ones(2)")
+    editor.press("End")
+    editor.type("  # edited")
+    expect(page.locator(".cm-step-line")).to_have_count(0)  # marks of an older program go
+    page.screenshot(path=ARTIFACTS / "editor-error.png")
+
+
 def test_the_playground_runs_the_seed_program(page: Any, app_url: str) -> None:
     _open_playground(page, app_url)
     _run(page)  # the default program is the seed's autograd example
@@ -92,7 +112,7 @@ def test_the_numpy_page_shows_an_array_change_with_its_tensor(page: Any, app_url
     page.goto(f"{app_url}/NumPy?lang=en")
     page.get_by_label("Lesson: tensors and NumPy").click()
     page.get_by_role("option", name="Tensor → NumPy: .numpy() shares memory").click()
-    expect(page.get_by_label("Code")).to_have_value(re.compile(r"b = a\.numpy\(\)"))
+    expect(page.get_by_label("Code")).to_have_text(re.compile(r"b = a\.numpy\(\)"))
     page.get_by_role("button", name="Run").click()
     expect(page.get_by_text("State after line 8")).to_be_visible()  # opens at `a.add_(1)`
     expect(page.get_by_text("shares memory", exact=True)).to_be_visible()

@@ -135,7 +135,7 @@ def test_asking_for_cuda_without_a_gpu_is_explained(pool: WorkerPool, code: str)
 @without_cuda
 def test_the_playground_shows_a_cuda_request_as_an_explained_error() -> None:
     at = _at("en", "pages/1_Playground.py")
-    at.text_area[0].set_value('x = torch.ones(2, device="cuda")\n')
+    at.session_state["playground.code"] = 'x = torch.ones(2, device="cuda")\n'
     at.button(key="playground.run").click().run()
     assert not at.exception
     assert at.error[0].value == "AssertionError on line 1"
@@ -310,7 +310,7 @@ def test_measure_again_runs_the_timing_again() -> None:
 def test_the_gpu_chosen_in_the_sidebar_is_used_by_every_page() -> None:
     at = _at("en", "pages/1_Playground.py")
     at.sidebar.selectbox(key="device.widget").set_value("cuda:0").run()
-    at.text_area[0].set_value("x = torch.ones(2)\n")
+    at.session_state["playground.code"] = "x = torch.ones(2)\n"
     at.button(key="playground.run").click().run()
     assert any("Ran on cuda:0" in c.value for c in at.caption)
     at.switch_page("pages/4_Devices.py").run()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -26,10 +28,16 @@ def _playground(lang: str = "en") -> AppTest:
 
 
 def _run(at: AppTest, code: str) -> AppTest:
-    at.text_area[0].set_value(code)
+    at.session_state["playground.code"] = code
     at.button(key="playground.run").click().run()
     assert not at.exception
     return at
+
+
+def _code(at: AppTest) -> str | None:
+    """The program the page's editor shows (None: the page has none)."""
+    editors = at.get("bidi_component")
+    return json.loads(editors[0].proto.json)["code"] if editors else None
 
 
 def _text(at: AppTest) -> str:
@@ -93,7 +101,7 @@ def test_choosing_an_example_loads_its_code() -> None:
     at = _playground()
     example = EXAMPLES[-1]
     at.selectbox(key="playground.example").set_value(example.key).run()
-    assert at.text_area[0].value == example.code
+    assert _code(at) == example.code
 
 
 def test_the_chinese_interface_explains_errors_in_chinese() -> None:
@@ -122,7 +130,7 @@ def test_the_graph_page_draws_the_seed_graph_of_the_last_assigned_tensor() -> No
 def test_the_graph_page_explains_what_detach_leaves_out() -> None:
     at = _app("zh")
     at.switch_page("pages/2_Graph.py").run()
-    at.text_area[0].set_value("x = torch.ones(2, requires_grad=True)\nd = x.detach() * 2\n")
+    at.session_state["graph.code"] = "x = torch.ones(2, requires_grad=True)\nd = x.detach() * 2\n"
     at.button(key="graph.run").click().run()
     assert not at.exception
     assert "不在计算图中：`d`" in _text(at)
@@ -145,8 +153,8 @@ def test_the_backward_page_replays_the_seed_pass_step_by_step() -> None:
 def test_the_backward_page_shows_the_vjp_next_to_the_jacobian() -> None:
     at = _app()
     at.switch_page("pages/5_Backward.py").run()
-    at.text_area[0].set_value("x = torch.ones(3, requires_grad=True)\ny = x * x\n"
-                              "v = torch.tensor([0.1, 1.0, 0.0001])\ny.backward(v)\n")
+    at.session_state["backward.code"] = ("x = torch.ones(3, requires_grad=True)\ny = x * x\n"
+                                         "v = torch.tensor([0.1, 1.0, 0.0001])\ny.backward(v)\n")
     at.button(key="backward.run").click().run()
     assert not at.exception
     assert "Vector–Jacobian product for x" in _text(at)
@@ -157,6 +165,6 @@ def test_the_backward_page_shows_the_vjp_next_to_the_jacobian() -> None:
 def test_a_program_without_backward_says_so() -> None:
     at = _app()
     at.switch_page("pages/5_Backward.py").run()
-    at.text_area[0].set_value("x = torch.ones(3, requires_grad=True)\ny = x * 2\n")
+    at.session_state["backward.code"] = "x = torch.ones(3, requires_grad=True)\ny = x * 2\n"
     at.button(key="backward.run").click().run()
     assert not at.exception and "never calls backward()" in _text(at)

@@ -22,8 +22,6 @@ PAGES = (("streamlit_app.py", "home", ":material/home:"),
          ("pages/3_NumPy.py", "numpy_page", ":material/swap_horiz:"),
          ("pages/4_Devices.py", "devices_page", ":material/memory:"))
 CSS = """<style>
-textarea { font-family: "Source Code Pro", ui-monospace, monospace !important;
-           font-size: .85rem !important; white-space: pre !important; overflow-x: auto; }
 [data-testid="stTable"] { overflow-x: auto; }
 [data-testid="stTable"] th, [data-testid="stTable"] td {
   font-size: .8rem !important; padding: .25rem .45rem !important; }

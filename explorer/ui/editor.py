@@ -10,6 +10,7 @@ import streamlit as st
 from explorer.examples import EXAMPLES, by_key
 from explorer.i18n import text
 from explorer.trace import Trace
+from explorer.ui.code_editor import code_editor
 from explorer.ui.common import LIMITS, device, lang, may_run, page, pool
 from explorer.ui.link import keep, take
 
@@ -26,18 +27,20 @@ def editor(name: str, language: str, run_on: str,
         st.session_state[f"{name}.linked"] = linked
     if code_key not in st.session_state:
         st.session_state[code_key] = by_key(default).code
-    st.session_state[f"{name}.code_widget"] = st.session_state[code_key]
 
     def load_example() -> None:
         st.session_state[code_key] = by_key(st.session_state[f"{name}.example"]).code
         st.session_state.pop(trace_key, None)
 
+    def run_now(code: str) -> None:
+        st.session_state[code_key] = code
+        st.session_state[f"{name}.autorun"] = True
+
     st.selectbox(text("preset", language), [e.key for e in EXAMPLES], index=None,
                  format_func=lambda key: by_key(key).title[language], key=f"{name}.example",
                  on_change=load_example, placeholder="—")
-    st.text_area(text("code", language), key=f"{name}.code_widget", height=320,
-                 on_change=lambda: st.session_state.update(
-                     {code_key: st.session_state[f"{name}.code_widget"]}))
+    st.markdown(f"**{text('code', language)}**")
+    slot = st.container()  # filled after a run, so that it marks that run's step and error
     keep("code", st.session_state[code_key])
     if st.session_state.get(f"{name}.linked") == st.session_state[code_key]:
         st.caption(text("link_opened", language))
@@ -47,8 +50,26 @@ def editor(name: str, language: str, run_on: str,
         with st.spinner(text("running", language)):
             trace = pool().run(st.session_state[code_key], device=run_on)
         st.session_state[trace_key] = trace
+        st.session_state[f"{name}.ran"] = st.session_state[code_key]
         st.session_state[f"{name}.step"] = max(len(trace.steps), 1)
+    with slot:
+        code_editor(f"{name}.editor", st.session_state[code_key], text("code", language),
+                    **_marks(name), on_edit=lambda code: st.session_state.update({code_key: code}),
+                    on_run=run_now)
     return st.session_state.get(trace_key)
+
+
+def _marks(name: str) -> dict[str, Any]:
+    """What the editor marks of the page's last run, while it shows that run's program: the
+    statement of the step shown and the error's line with its message."""
+    trace: Trace | None = st.session_state.get(f"{name}.trace")
+    if trace is None or st.session_state.get(f"{name}.ran") != st.session_state[f"{name}.code"]:
+        return {"step": None, "error": None}
+    shown = trace.step_at(st.session_state.get(f"{name}.step", len(trace.steps)) - 1)
+    error = trace.error if trace.error and trace.error.get("line") else None
+    return {"step": (shown.line, shown.end_line) if shown else None,
+            "error": error and {"line": error["line"],
+                                "message": f"{error['type']}: {error['message']}"[:300]}}
 
 
 def open_program(name: str, page_path: str | None, code: str) -> None:
