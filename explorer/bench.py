@@ -18,7 +18,8 @@ In one process and one run (the machine is noisy, so results are ratios and medi
    and a bare one (neither), interleaved, median per run;
 
 then PASS/MISS for each target. `--quick` uses tiny sizes and few runs (tests/test_bench.py).
-`--browser` instead times, in Debian's Chromium, Run → graph visible on the Graph page.
+`--browser` instead times, in Debian's Chromium, Run → graph visible on the Graph page;
+`--classroom` plays a class of learners over Streamlit's websocket (explorer.classroom).
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ from unittest import mock
 import plotly.io as pio
 
 from explorer.animation import figure, frames_of
+from explorer.classroom import classroom
 from explorer.examples import EXAMPLES, by_key
 from explorer.graph_view import view
 from explorer.limits import Limits
@@ -689,12 +691,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--quick", action="store_true", help="tiny sizes, few runs")
     parser.add_argument("--browser", action="store_true",
                         help="time Run -> visible graph in Chromium instead")
+    parser.add_argument("--classroom", action="store_true",
+                        help="a class of learners over the websocket instead (explorer.classroom)")
     args = parser.parse_args(argv)
 
     def progress(what: str) -> None:
         print(f"[bench] {what}…", file=sys.stderr, flush=True)
 
-    if args.browser:
+    if args.classroom:
+        print("\n".join(classroom(args.quick, progress)))
+    elif args.browser:
         print(browser(args.quick, progress))
     else:
         print(render(measure(args.quick, progress)))

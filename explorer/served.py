@@ -49,13 +49,15 @@ def wait_healthy(url: str, server: subprocess.Popen[bytes], log: IO[bytes]) -> N
 
 
 @contextmanager
-def app(log: IO[bytes]) -> Iterator[str]:
-    """The app on a free port, its output in `log`; its URL until the block ends."""
+def app(log: IO[bytes], hosted: bool = False) -> Iterator[str]:
+    """The app on a free port (in hosted mode if `hosted`), its output in `log`; its URL
+    until the block ends."""
     port = free_port()
     server = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "streamlit_app.py", "--server.port",
          str(port), "--server.address", "127.0.0.1", "--server.headless", "true"],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        env=os.environ | {"EXPLORER_HOSTED": "1" if hosted else ""})
     url = f"http://127.0.0.1:{port}"
     try:
         wait_healthy(url, server, log)

@@ -80,3 +80,18 @@ def test_the_browser_mode_times_both_programs_in_chromium() -> None:
     assert [row.split("(")[0].strip() for row in rows] == ["autograd-basics", "chain of 1000"]
     for row in rows:  # first_svg, caption, svg, max_svg after the program's label
         assert all(NUMBER.fullmatch(cell) and float(cell) > 0 for cell in row.split()[-4:]), row
+
+
+CLASSROOM = re.compile(r"classroom: scenario=(lesson|distinct|hosted) sessions=\d+ runs=\d+ "
+                       r"p50_s=\d+\.\d{3} p95_s=\d+\.\d{3} errors=\d+ cache_hits=\d+")
+
+
+def test_the_classroom_mode_prints_every_scenario_and_the_knee() -> None:
+    done = subprocess.run([sys.executable, "-m", "explorer.bench", "--classroom", "--quick"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    lines = [line for line in done.stdout.splitlines() if line.startswith("classroom:")]
+    scenarios = [CLASSROOM.fullmatch(line) for line in lines[:3]]
+    assert [m.group(1) for m in scenarios if m] == ["lesson", "distinct", "hosted"]
+    assert all(" errors=0 " in line and " runs=0 " not in line for line in lines[:3]), lines
+    assert re.fullmatch(r"classroom: knee_sessions=(\d+|>\d+)", lines[3])
