@@ -19,7 +19,7 @@ from typing import Any
 import plotly.graph_objects as go
 
 from explorer.i18n import text
-from explorer.present import code_span
+from explorer.markdown import code_span
 from explorer.trace import Trace
 
 Runner = Callable[..., Trace]  # `WorkerPool.run`: (code, *, device=...) -> Trace

@@ -13,6 +13,8 @@ The patterns follow PyTorch 2.13's wording; each one is exercised against the re
 import re
 from typing import NamedTuple
 
+from explorer.markdown import code_span
+
 
 class _Rule(NamedTuple):
     pattern: re.Pattern[str]
@@ -323,7 +325,13 @@ def explain(error_type: str, message: str) -> dict[str, str] | None:
         if rule.error_type not in (None, error_type):
             continue
         match = rule.pattern.search(message)
-        if match:
-            details = match.groupdict()
-            return {"en": rule.en.format(**details), "zh": rule.zh.format(**details)}
+        if match:  # the message's parts are the program's words: shown as code, never markdown
+            details = {k: code_span(v or "") for k, v in match.groupdict().items()}
+            return {lang: _unquoted(template).format(**details)
+                    for lang, template in (("en", rule.en), ("zh", rule.zh))}
     return None
+
+
+def _unquoted(template: str) -> str:
+    """`template` without the backticks around its `{fields}`: each detail is a code span."""
+    return re.sub(r"`(\{\w+\})`", r"\1", template)

@@ -25,6 +25,12 @@ if TYPE_CHECKING:
 
 NODE_ATTR = dict(style="filled", shape="box", align="left", fontsize="10", ranksep="0.1",
                  height="0.2", fontname="monospace")  # torchviz's node style
+# A recorded graph comes from the run, which is untrusted: graphviz gets only torchviz's
+# colours and edge styles from it, and every text as a plain quoted string (never an
+# HTML-like `<...>` label, whose HREF graphviz would turn into a link in the SVG).
+COLOURS = {"leaf": "lightblue", "saved": "orange", "output": "darkolivegreen1",
+           "base": "darkolivegreen3"}
+EDGE_ATTRS = {"style": {"dotted"}, "dir": {"none"}}
 COLLAPSE_ABOVE = 300  # nodes; above this, chains of one op are grouped
 MIN_CHAIN = 4
 
@@ -161,9 +167,11 @@ def _dot(nodes: dict[str, dict[str, Any]], edges: list[dict[str, Any]],
         if node["kind"] == "group":
             attrs.update(fillcolor="lightgrey", style="filled,dashed")
         elif node["kind"] != "backward":
-            attrs["fillcolor"] = node["colour"]
+            attrs["fillcolor"] = COLOURS.get(node["kind"], "white")
         dot.body.append(node_line(node["id"], label, attrs))
-    dot.body.extend(edge_line(e["src"], e["dst"], e.get("attrs", {})) for e in edges)
+    dot.body.extend(edge_line(e["src"], e["dst"], {k: v for k, v in e.get("attrs", {}).items()
+                                                   if v in EDGE_ATTRS.get(k, ())})
+                    for e in edges)
     size = max(12, len(dot.body) * 0.15)  # torchviz's resize_graph
     dot.graph_attr.update(size=f"{size},{size}")
     return dot.source
@@ -184,13 +192,19 @@ def tooltip(node: dict[str, Any]) -> str:
 
 @functools.lru_cache(maxsize=1 << 16)
 def _quote(text: str) -> str:
-    """graphviz's quoting of an id or attribute value, remembered: labels and ids repeat."""
-    return quoting.quote(text)
+    """graphviz's quoting of an id or attribute value, never as an HTML-like string;
+    remembered: labels and ids repeat."""
+    return quoting.quote(str(text), is_html_string=_never)
 
 
 @functools.lru_cache(maxsize=1 << 16)
 def _quote_edge(text: str) -> str:
-    return quoting.quote_edge(text)
+    """An edge end: a node id, quoted the same way (no `:port` for a run to choose)."""
+    return _quote(text)
+
+
+def _never(_: str) -> bool:
+    return False
 
 
 def _attr_list(label: str | None, attrs: dict[str, str]) -> str:

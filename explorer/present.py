@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from explorer.markdown import code_span
 from explorer.trace import Variables
 
 
@@ -40,11 +41,6 @@ def variable_rows(now: Variables, before: Variables | None = None) -> list[dict[
             ".grad": "" if info.get("grad") is None else code_span(preview(info["grad"])),
         })
     return rows
-
-
-def code_span(text: str) -> str:
-    """`text` as markdown inline code: a program's strings must not render as links or images."""
-    return "`" + text.replace("`", "ˋ") + "`" if text else ""
 
 
 def _flag(value: bool | None) -> str:

@@ -15,10 +15,13 @@ import threading
 from typing import Any
 
 LAYOUT_TIMEOUT_S = 30.0
+MAX_STATEMENTS = 12_000  # nodes + edges graphviz is asked to lay out (~2 s at 1,500 nodes)
 SVG_END = "</svg>\n"
 KEPT_SVGS = 4  # SVGs drawn by `positions` and not yet asked for
+KEPT_FAILURES = 64  # graphs that could not be laid out: not tried again
 
 _drawn: dict[str, str] = {}  # DOT -> its SVG, drawn by `positions` for a later `svg`
+_failed: dict[int, str] = {}  # hash of a DOT -> why it could not be laid out
 _drawn_lock = threading.Lock()
 
 
@@ -39,9 +42,31 @@ def png(dot: str, timeout_s: float = LAYOUT_TIMEOUT_S) -> bytes:
 
 
 def _draw(dot: str, formats: list[str], timeout_s: float) -> bytes:
+    """graphviz's drawing of `dot`; a graph that failed once (too big, too slow, refused)
+    fails again at once, without `dot`."""
+    with _drawn_lock:
+        failed = _failed.get(hash(dot))
+    if failed is not None:
+        raise LayoutError(failed)
+    try:
+        return _run_dot(dot, formats, timeout_s)
+    except LayoutError as error:
+        with _drawn_lock:
+            if len(_failed) >= KEPT_FAILURES:
+                del _failed[next(iter(_failed))]
+            _failed[hash(dot)] = str(error)
+        raise
+
+
+def _run_dot(dot: str, formats: list[str], timeout_s: float) -> bytes:
     binary = shutil.which("dot")
     if binary is None:
         raise LayoutError("graphviz's `dot` is not installed (Debian: apt-get install graphviz)")
+    statements = dot.count("\n\t")
+    if statements > MAX_STATEMENTS:
+        raise LayoutError(f"the graph has {statements:,} nodes and edges, more than the "
+                          f"{MAX_STATEMENTS:,} that can be laid out here; draw it for fewer "
+                          "variables")
     try:
         done = subprocess.run([binary, *(f"-T{fmt}" for fmt in formats)], input=dot.encode(),
                               capture_output=True, timeout=timeout_s, check=False)

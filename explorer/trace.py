@@ -14,6 +14,9 @@ from typing import Any
 from explorer.explain import explain
 
 Variables = dict[str, dict[str, Any]]
+MAX_LINES = 200  # warnings or notes a page lists
+MAX_LINE = 2_000  # characters of one of them, or of an error's type
+MAX_MESSAGE = 20_000  # characters of an error message
 
 
 @dataclass
@@ -63,9 +66,18 @@ class Trace:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Trace:
+        """The Trace `data` describes. From a run it is untrusted: the lists a page shows in
+        full are capped, messages cut, and the explanation made anew here from the error."""
         data = dict(data)
         data.pop("graph")
         steps = [Step(**step) for step in data.pop("steps")]
+        for name in ("warnings", "notes"):
+            data[name] = [str(line)[:MAX_LINE] for line in data.get(name, [])[:MAX_LINES]]
+        if data.get("error"):
+            kind = str(data["error"]["type"])[:MAX_LINE]
+            message = str(data["error"]["message"])[:MAX_MESSAGE]
+            line = data["error"]["line"]
+            data["error"] = error_info(kind, message, line if isinstance(line, int) else None)
         return cls(**data, steps=steps)
 
     def step_at(self, index: int) -> Step | None:

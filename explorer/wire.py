@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import socket
 import struct
 from typing import Any
@@ -12,6 +13,7 @@ from explorer.limits import Limits
 from explorer.trace import Trace
 
 HEADER = struct.Struct("!Q")
+SURROGATE = re.compile(rb"\\[uU][dD][89a-fA-F]")  # a JSON escape of a UTF-16 surrogate
 
 
 def send(sock: socket.socket, payload: bytes) -> None:
@@ -58,7 +60,31 @@ def job_message(code: str, device: str, limits: Limits, seed: int | None, thread
 
 def trace_message(trace: Trace) -> bytes:
     """The JSON a child answers with. A value the snapshot left as an object (a function in an
-    object array...) goes as its type's name: the answer never fails on what a program made,
-    and no program code (a Module's `extra_repr`) runs to make it."""
+    object array...) goes as its type's name, a lone surrogate (`chr(0xd800)`) as `?`: the
+    answer never fails on what a program made, and no program code (a Module's `extra_repr`)
+    runs to make it."""
     return json.dumps(trace.to_dict(), ensure_ascii=False,
-                      default=lambda value: f"<{type(value).__name__}>").encode()
+                      default=lambda value: f"<{type(value).__name__}>").encode(errors="replace")
+
+
+def decode(payload: bytes) -> dict[str, Any]:
+    """A worker's message (untrusted) as a JSON object; ValueError if it is none. Bytes that
+    are not UTF-8 and escaped lone surrogates become replacement characters, and nesting
+    deeper than Python's recursion limit is refused, not a crash."""
+    try:
+        value = json.loads(payload.decode(errors="replace"))
+    except RecursionError:
+        raise ValueError("the message is nested too deeply") from None
+    if not isinstance(value, dict):
+        raise ValueError("the message is not a JSON object")
+    return _scrubbed(value) if SURROGATE.search(payload) else value
+
+
+def _scrubbed(value: Any) -> Any:
+    if isinstance(value, str):
+        return value.encode(errors="replace").decode()
+    if isinstance(value, list):
+        return [_scrubbed(item) for item in value]
+    if isinstance(value, dict):
+        return {_scrubbed(key): _scrubbed(item) for key, item in value.items()}
+    return value

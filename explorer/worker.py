@@ -36,7 +36,7 @@ from explorer import box, confine
 from explorer.hosting import settings
 from explorer.limits import Limits, time_message
 from explorer.trace import Trace, failure
-from explorer.wire import TooLarge, job_message, recv, send
+from explorer.wire import TooLarge, decode, job_message, recv, send
 
 STARTUP_S = 120.0  # importing PyTorch on a cold machine
 GRACE_S = 1.0  # past the time limit, the child's own clock had its chance: kill it
@@ -131,7 +131,7 @@ class WorkerPool:
                 send(conn, job)
                 watchdog = _Watchdog(conn, started + limits.time_s + GRACE_S)
                 while True:  # progress updates, then the Trace
-                    message = json.loads(recv(conn, MAX_RESULT_BYTES))
+                    message = decode(recv(conn, MAX_RESULT_BYTES))
                     if "progress" not in message:
                         return Trace.from_dict(message)
                     if on_progress is not None:

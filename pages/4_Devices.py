@@ -4,6 +4,7 @@ import streamlit as st
 
 from explorer import devices
 from explorer.i18n import text
+from explorer.markdown import plain
 from explorer.ui.common import cuda_devices, device, lang, page, pool
 from explorer.ui.link import publish
 
@@ -22,7 +23,7 @@ if probe_key not in st.session_state:
         st.session_state[probe_key] = devices.probe(pool().run, where)
 first, second = st.session_state[probe_key]
 if not first.ok:
-    st.error(f"{first.error['type']}: {first.error['message']}", icon="🛑")
+    st.error(plain(f"{first.error['type']}: {first.error['message']}"), icon="🛑")
     st.stop()
 
 reason = devices.no_gpu_reason(first, lang())
@@ -49,7 +50,7 @@ with left:
         st.plotly_chart(devices.timing_figure(devices.timing_series(timing), lang()),
                         key="devices.chart")
     else:
-        st.error(f"{timing.error['type']}: {timing.error['message']}", icon="🛑")
+        st.error(plain(f"{timing.error['type']}: {timing.error['message']}"), icon="🛑")
     st.button(text("devices_measure_again", lang()), key="devices.again",
               on_click=lambda: st.session_state.pop(timing_key, None))
     with st.expander(text("devices_timing_code", lang())):

@@ -13,7 +13,8 @@ import streamlit as st
 from explorer.animation import figure, frames_of
 from explorer.export import animation_html, animation_view
 from explorer.i18n import text
-from explorer.present import code_span, preview
+from explorer.markdown import code_span, plain
+from explorer.present import preview
 from explorer.render import LayoutError, positions, svg
 from explorer.rules import rule
 from explorer.trace import Trace
@@ -83,7 +84,8 @@ def _step_panel(page: str, call: dict[str, Any], graph: dict[str, Any], lang: st
     nodes = {n["id"]: n for n in graph["nodes"]}
     custom = nodes.get(step["node"], {}).get("custom", False)
     device = next((g["device"] for g in step["grad_outputs"] if g), "?")
-    st.markdown(f"**{index + 1}. `{step['name']}`** · {text('on_device', lang, device=device)}")
+    st.markdown(f"**{index + 1}. {code_span(str(step['name']))}** · "
+                f"{text('on_device', lang, device=plain(device))}")
     st.info(rule(step["name"], lang, custom), icon=":material/functions:")
     received, sent = st.columns(2)
     with received:
@@ -118,19 +120,21 @@ def _gradient(grad: dict[str, Any] | None) -> None:
         st.dataframe(values, width="stretch", height=min(38 + 35 * len(values), 250))
     else:
         st.code(str(values), language=None, wrap_lines=True)
-    st.caption(f"shape {tuple(grad['shape'])} · ‖g‖ = {grad['norm']:.4g} · {grad['device']}"
+    st.caption(f"shape {plain(tuple(grad['shape']))} · ‖g‖ = {grad['norm']:.4g} · "
+               f"{plain(grad['device'])}"
                + (" · …" if grad["truncated"] else ""))
 
 
 def _name(node: dict[str, Any], fallback: str) -> str:
-    return ", ".join(node.get("names", [])) or node.get("name") or fallback
+    """A node's variable names, else its op's name, as plain markdown text."""
+    return plain(", ".join(node.get("names", [])) or node.get("name") or fallback)
 
 
 def _vjp(call: dict[str, Any], lang: str) -> None:
     """For y.backward(v) on a small vector y: v, the full Jacobian, and v @ J."""
     for item in call.get("jacobian", []):
-        st.markdown(f"#### {text('vjp_title', lang, leaf=item['leaf'])}")
-        st.caption(text("vjp_explain", lang, leaf=item["leaf"]))
+        st.markdown(f"#### {text('vjp_title', lang, leaf=plain(item['leaf']))}")
+        st.caption(text("vjp_explain", lang, leaf=plain(item["leaf"])))
         v, jac, result = st.columns([1, 3, 1])
         v.markdown("**v**")
         v.dataframe([[x] for x in item["v"]], width="stretch")

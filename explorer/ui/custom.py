@@ -8,6 +8,7 @@ import streamlit as st
 
 from explorer.custom import check_program, function_classes, verdicts
 from explorer.i18n import text
+from explorer.markdown import plain
 from explorer.ui.common import pool
 from explorer.ui.link import keep, take
 from explorer.ui.steps import error_panel
@@ -30,12 +31,13 @@ def gradient_check(code: str, lang: str) -> None:
         error_panel(result, program, lang)
     for verdict in verdicts(result.variables, names):
         passed, relu = verdict["gradcheck"], verdict["matches_relu"]
-        line = text("gradcheck_pass" if passed else "gradcheck_fail", lang, name=verdict["name"])
+        line = text("gradcheck_pass" if passed else "gradcheck_fail", lang,
+                    name=plain(verdict["name"]))
         (st.success if passed else st.error)(line, icon=":material/check_circle:" if passed
                                              else ":material/cancel:")
         if relu is not None:
             st.caption(text("matches_relu" if relu else "differs_relu", lang,
-                            name=verdict["name"]))
+                            name=plain(verdict["name"])))
     with st.expander(text("check_program", lang)):
         st.code(program, language="python")
 

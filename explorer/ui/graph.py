@@ -8,7 +8,7 @@ import streamlit as st
 
 from explorer.graph_view import View, default_root, named_outputs, view
 from explorer.i18n import text
-from explorer.present import code_span
+from explorer.markdown import code_span
 from explorer.render import LayoutError, png, svg
 from explorer.trace import Trace
 from explorer.ui.common import SETTINGS

@@ -8,6 +8,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from explorer.i18n import text
+from explorer.markdown import code_span
 from explorer.present import statement
 from explorer.sharing import (
     PRESETS,
@@ -133,8 +134,10 @@ def _side(name: str | None, now: dict[str, Any], before: dict[str, Any],
         st.caption(text("numpy_missing", lang) if info is None
                    else text("numpy_not_array", lang, kind=info["kind"]))
         return
-    facts = [f"{KINDS[info['kind']]} · `{info['dtype']}` · `{info['device']}`",
-             f"shape `{tuple(info['shape'])}` · strides `{tuple(info.get('strides', ()))}`"]
+    facts = [f"{KINDS[info['kind']]} · {code_span(str(info['dtype']))} · "
+             f"{code_span(str(info['device']))}",
+             f"shape {code_span(str(tuple(info['shape'])))} · strides "
+             f"{code_span(str(tuple(info.get('strides', ()))))}"]
     if "memory" in info:
         start, end = info["memory"]
         facts.append(text("numpy_address", lang, start=f"{start:#x}", n=end - start)

@@ -7,6 +7,7 @@ from typing import Any
 import streamlit as st
 
 from explorer.i18n import text
+from explorer.markdown import plain
 from explorer.present import statement, variable_rows
 from explorer.trace import Trace
 from explorer.ui.common import LIMITS
@@ -50,9 +51,9 @@ def show_trace(page: str, trace: Trace, code: str, lang: str) -> None:
         else:
             st.caption(text("no_output", lang))
     for warning in trace.warnings:
-        st.warning(warning, icon="⚠️")
+        st.warning(plain(warning), icon="⚠️")
     for note in trace.notes:
-        st.caption(note)
+        st.caption(plain(note))
     st.caption(text("ran_in", lang, device=trace.device, threads=trace.threads,
                     ms=trace.elapsed_ms))
 
@@ -63,8 +64,8 @@ def error_panel(trace: Trace, code: str, lang: str) -> None:
     if error is None:
         return
     line = error["line"]
-    title = (text("error_on_line", lang, type=error["type"], line=line) if line
-             else text("error", lang, type=error["type"]))
+    title = (text("error_on_line", lang, type=plain(error["type"]), line=line) if line
+             else text("error", lang, type=plain(error["type"])))
     with st.container(border=True):
         st.error(title, icon="🛑")
         if line:
