@@ -24,12 +24,13 @@ from typing import Any
 
 import numpy as np
 import torch
+from numpy._pytesttester import PytestTester
 
 from explorer import sandbox
 from explorer.limits import LimitExceeded, Limits, LoopLimit, NumberLimit
 from explorer.sandbox import BLOCKED_ATTRS, Refused
 
-USER_MODULE = "__program__"
+USER_MODULE = "__main__"  # a program's `__name__`, and its classes' `__module__`
 MAX_INT_BITS = 1_000_000  # about 300,000 decimal digits
 
 SAFE_ROOTS = ("torch", "numpy", "math", "random")
@@ -43,7 +44,8 @@ SAFE_BUILTINS = (
     "enumerate", "filter", "float", "frozenset", "hash", "hex", "id", "int", "isinstance",
     "issubclass", "len", "list", "map", "max", "min", "oct", "ord", "range", "repr", "reversed",
     "round", "set", "slice", "sorted", "staticmethod", "classmethod", "property", "str", "sum",
-    "super", "tuple", "zip", "ArithmeticError", "AssertionError", "AttributeError", "Exception",
+    "super", "tuple", "zip", "dir", "hasattr", "iter", "next", "ArithmeticError",
+    "AssertionError", "AttributeError", "Exception",
     "IndexError", "KeyError", "LookupError", "NotImplementedError", "OverflowError",
     "RuntimeError", "StopIteration", "TypeError", "ValueError", "ZeroDivisionError",
     "MemoryError", "NameError", "UserWarning", "Warning", "NotImplemented", "Ellipsis",
@@ -51,10 +53,10 @@ SAFE_BUILTINS = (
 # Reached through a module attribute (`torch.builtins.eval`...), these would leave the sandbox.
 ESCAPES = frozenset(id(getattr(builtins, name)) for name in (
     "eval", "exec", "compile", "open", "getattr", "setattr", "delattr", "__import__", "globals",
-    "locals", "vars", "input", "breakpoint", "help", "dir", "type", "object", "memoryview",
-    "iter", "next", "__build_class__", "print", "exit", "quit",
+    "locals", "vars", "input", "breakpoint", "help", "type", "memoryview",
+    "__build_class__", "print", "exit", "quit",
 ) if hasattr(builtins, name))
-CLASS_BASES = (torch.autograd.Function, torch.nn.Module)
+CLASS_BASES = (torch.autograd.Function, torch.nn.Module, torch.utils.data.Dataset)
 # Where a function, class or object reached by attribute may come from. torch and numpy import
 # helpers for their own use (`operator.attrgetter`, `functools.wraps`, `importlib`, `ctypes`)
 # that would reach past every other check.
@@ -66,11 +68,18 @@ SAFE_ORIGINS = frozenset({*SAFE_ROOTS, "builtins", "time", USER_MODULE})
 DANGEROUS_PARTS = frozenset({
     "serialization", "hub", "jit", "fx", "onnx", "export", "_export", "package", "library",
     "_library", "multiprocessing", "distributed", "cpp_extension", "collect_env", "benchmark",
-    "data", "_dynamo", "_inductor", "compiler", "_higher_order_ops", "_ops", "ao",
-    "quantization", "gds", "testing", "backends", "profiler", "tensorboard", "model_zoo",
-    "bottleneck", "mobile_optimizer", "bundled_inputs", "file_baton", "hipify", "show_pickle",
-    "ctypeslib", "f2py", "npyio", "format", "stride_tricks",
+    "throughput_benchmark", "_dynamo", "_inductor", "compiler", "_higher_order_ops", "_ops",
+    "ao", "quantization", "gds", "profiler", "tensorboard", "model_zoo", "bottleneck",
+    "mobile_optimizer", "bundled_inputs", "file_baton", "hipify", "show_pickle", "ctypeslib",
+    "f2py", "npyio", "format", "distutils", "xeon", "run_cpu", "_pytesttester",
 })
+# Whole modules refused although their part names are harmless elsewhere: numpy's test
+# helpers run code from strings (`runstring`); torch.testing (`assert_close`) stays.
+BLOCKED_MODULES = ("numpy.testing", "numpy._pytesttester")
+# Modules whose flags a program may set (`torch.backends.cudnn.deterministic = True`): each
+# run is a fresh process, so the change ends with it.
+SETTABLE_MODULES = frozenset({"torch.backends.cudnn", "torch.backends.cuda.matmul",
+                              "torch.backends.mkldnn", "torch.backends.opt_einsum"})
 # Raw memory, refused like `x.untyped_storage()`; a storage's `.type("pkg.name")` imports by name.
 STORAGES = (torch._C.StorageBase, torch.TypedStorage)
 # The tensor types `torch.set_default_tensor_type` may name; any other string is imported.
@@ -118,7 +127,7 @@ class Guards:
     def namespace(self) -> dict[str, Any]:
         """Fresh globals for one run: safe builtins, torch, np, math and the guards."""
         safe = {name: getattr(builtins, name) for name in SAFE_BUILTINS}
-        safe.update(print=self.print, pow=self.pow, type=_type, format=format,
+        safe.update(print=self.print, pow=self.pow, type=_type, format=format, getattr=_getattr,
                     __build_class__=_build_class, __import__=_library_import)
         return {
             "__builtins__": safe, "__name__": USER_MODULE,
@@ -165,6 +174,19 @@ def _type(obj: Any, *rest: Any) -> type:
     return result
 
 
+def _getattr(obj: Any, name: str, *default: Any) -> Any:
+    """`getattr(obj, name[, default])`, checked like `obj.name` written in the program."""
+    if not isinstance(name, str):
+        raise TypeError("attribute name must be string")
+    sandbox.check_attr(name, None)
+    try:
+        return _attr(obj, name)
+    except AttributeError:
+        if default:
+            return default[0]
+        raise
+
+
 def _attr(obj: Any, name: str) -> Any:
     """Load `obj.name`, refusing any module, builtin or frame outside the sandbox."""
     value = getattr(obj, name)
@@ -178,6 +200,8 @@ def _attr(obj: Any, name: str) -> Any:
           or isinstance(value, types.FrameType | types.CodeType | types.TracebackType)
           or isinstance(value, type) and issubclass(value, type)):  # a metaclass makes classes
         raise Refused(None, f"`.{name}` leads outside the sandbox")
+    elif isinstance(value, PytestTester):  # `np.test('os')` imports and runs any module
+        raise Refused(None, f"`.{name}` runs test suites, which this sandbox does not allow")
     elif isinstance(value, STORAGES) or isinstance(value, type) and issubclass(value, STORAGES):
         raise Refused(None, f"`.{name}` leads to raw storage, which is outside the sandbox")
     else:
@@ -195,6 +219,8 @@ def _outside(name: str, module: bool) -> bool:
         return True
     if name == "numpy.lib.scimath":  # `np.emath`, the one public module under numpy.lib
         return False
+    if any(name == m or name.startswith(m + ".") for m in BLOCKED_MODULES):
+        return True
     blocked = DANGEROUS_PARTS | BLOCKED_ATTRS if module else DANGEROUS_PARTS
     return any(part in blocked or module and part.startswith("_") for part in parts)
 
@@ -222,6 +248,8 @@ SUBSTITUTES: dict[int, Any] = {
 
 def _settable(obj: Any) -> Any:
     """Let `obj.attr = v` through only for the program's own objects, never a module or class."""
+    if isinstance(obj, types.ModuleType) and obj.__name__ in SETTABLE_MODULES:
+        return obj
     if isinstance(obj, types.ModuleType) or (
             isinstance(obj, type) and obj.__module__ != USER_MODULE):
         raise Refused(None, f"cannot change attributes of `{getattr(obj, '__name__', obj)}`: "
@@ -269,7 +297,9 @@ def _format(obj: Any, method: str) -> Any:
     if isinstance(obj, type) and issubclass(obj, str):  # `str.format`, `np.str_.format`
         raise Refused(None, "write `'text {}'.format(value)` rather than `str.format(...)`")
     if not isinstance(obj, str):
-        return _attr(obj, method)
+        bound = _attr(obj, method)  # `super(np.str_, s).format` is str's own: guard it too
+        owner = getattr(bound, "__self__", None)
+        return _format(owner, method) if isinstance(owner, str) else bound
     formatter = _SafeFormatter()
     if method == "format":
         return lambda *args, **kwargs: formatter.vformat(obj, args, kwargs)
@@ -277,9 +307,11 @@ def _format(obj: Any, method: str) -> Any:
 
 
 def _build_class(func: Any, name: str, *bases: Any, **kwargs: Any) -> type:
-    """Classes may only extend torch.autograd.Function or torch.nn.Module."""
-    if not bases or not all(isinstance(b, type) and issubclass(b, CLASS_BASES) for b in bases):
-        raise Refused(None, f"class `{name}` must subclass torch.autograd.Function or "
-                            "torch.nn.Module")
+    """Classes may extend torch.autograd.Function, torch.nn.Module, a Dataset, the program's
+    own classes or nothing: never a metaclass or a library's internals."""
+    if not all(isinstance(b, type) and (issubclass(b, CLASS_BASES) or b.__module__ ==
+                                        USER_MODULE) for b in bases):
+        raise Refused(None, f"class `{name}` must subclass torch.autograd.Function, "
+                            "torch.nn.Module, a Dataset or a class of the program")
     return builtins.__build_class__(func, name, *bases, **kwargs)
 

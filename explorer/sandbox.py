@@ -18,8 +18,9 @@ from dataclasses import dataclass, field
 MODULES = frozenset({
     "torch", "torch.nn", "torch.nn.functional", "torch.autograd", "torch.autograd.functional",
     "torch.optim", "torch.linalg", "torch.fft", "torch.special", "torch.cuda",
-    "torch.distributions", "numpy", "numpy.linalg", "numpy.random", "math", "random", "time",
-    "__future__",
+    "torch.distributions", "torch.func", "torch.autograd.forward_ad", "torch.autograd.function",
+    "torch.nn.utils", "torch.utils.data", "torch.testing", "numpy", "numpy.linalg",
+    "numpy.random", "math", "random", "time", "__future__",
 })
 
 # Private names that teach something and give no reach: a tensor's version counter, its
@@ -37,11 +38,13 @@ BLOCKED_ATTRS = frozenset({
     # where the server's files are (install paths, build configuration)
     "get_include", "show_config", "show_runtime", "cmake_prefix_path", "get_file_path",
     # native code, compilers, process and device reach
-    "ctypes", "cffi", "ctypeslib", "f2py", "lib", "hub", "ops", "jit", "compile", "compiler",
-    "library", "classes", "fx", "utils", "cpp_extension", "multiprocessing", "distributed",
-    "package", "onnx", "export", "profiler", "profiler_legacy", "jiterator", "backends", "_C",
+    "ctypes", "cffi", "ctypeslib", "f2py", "distutils", "hub", "ops", "jit", "compile", "compiler",
+    "library", "classes", "fx", "cpp_extension", "multiprocessing", "distributed",
+    "package", "onnx", "export", "profiler", "profiler_legacy", "jiterator", "_C",
     "share_memory_", "share_memory", "from_buffer", "set_per_process_memory_fraction",
-    "memory_snapshot", "nvtx", "overrides", "testing", "prepare_multiprocessing_environment",
+    "memory_snapshot", "nvtx", "overrides", "prepare_multiprocessing_environment",
+    "runstring", "rundocs", "as_strided", "info", "add_newdoc", "PyTorchFileReader",
+    "PyTorchFileWriter",
     "serialization", "gds", "cudart", "CUDAPluggableAllocator", "XPUPluggableAllocator",
     "change_current_allocator", "compile_shader",
     # more threads than the pool gave this run would take cores from every other run
@@ -53,7 +56,14 @@ BLOCKED_ATTRS = frozenset({
 })
 
 # Dunder attributes that are plain strings and teach something (`torch.__version__`).
-ALLOWED_DUNDER_ATTRS = frozenset({"__version__", "__name__", "__doc__"})
+ALLOWED_DUNDER_ATTRS = frozenset({"__version__", "__name__", "__doc__", "__class__"})
+# Dunder names a program may use: `if __name__ == "__main__":`, and the methods of its own
+# classes that Python calls for it (a Dataset's `__len__` and `__getitem__`...).
+ALLOWED_DUNDER_NAMES = frozenset({"__name__"})
+DUNDER_METHODS = frozenset({
+    "__init__", "__call__", "__len__", "__getitem__", "__setitem__", "__iter__", "__next__",
+    "__repr__", "__str__", "__contains__", "__enter__", "__exit__", "__eq__", "__add__",
+    "__sub__", "__mul__", "__neg__"})
 
 # Statements and expressions of the teaching subset. Anything else is refused by name.
 ALLOWED_NODES = (
@@ -65,14 +75,11 @@ ALLOWED_NODES = (
     ast.Slice, ast.Starred, ast.Tuple, ast.List, ast.Dict, ast.Set, ast.Call, ast.BinOp,
     ast.UnaryOp, ast.BoolOp, ast.Compare, ast.IfExp, ast.ListComp, ast.SetComp, ast.DictComp,
     ast.GeneratorExp, ast.comprehension, ast.JoinedStr, ast.FormattedValue, ast.NamedExpr,
+    ast.Global, ast.Nonlocal, ast.Yield, ast.YieldFrom,
     ast.operator, ast.unaryop, ast.boolop, ast.cmpop, ast.expr_context,
 )
 
 REASONS = {
-    ast.Global: "`global` is not needed here: top-level names are already shared",
-    ast.Nonlocal: "`nonlocal` is outside the teaching subset",
-    ast.Yield: "generators (`yield`) are outside the teaching subset",
-    ast.YieldFrom: "generators (`yield from`) are outside the teaching subset",
     ast.AsyncFunctionDef: "async code is outside the teaching subset",
     ast.Await: "async code is outside the teaching subset",
     ast.Match: "`match` statements are outside the teaching subset",
@@ -80,7 +87,7 @@ REASONS = {
 
 # Builtins that run code from strings, open files or reach attributes by name. They are not
 # in a program's namespace; naming them gets this clear refusal rather than a NameError.
-ESCAPE_NAMES = frozenset({"exec", "eval", "compile", "open", "getattr", "setattr", "delattr",
+ESCAPE_NAMES = frozenset({"exec", "eval", "compile", "open", "setattr", "delattr",
                           "vars", "globals", "locals", "breakpoint", "memoryview"})
 
 # Longer programs are refused before parsing: a lesson is a page of code, not megabytes.
@@ -156,11 +163,12 @@ def _check_name(name: str, line: int) -> None:
                             "code from strings, open files or reach attributes by name")
     if name.startswith("__ae_"):
         raise Refused(line, f"the name `{name}` is reserved by the explorer")
-    if name.startswith("__") and name.endswith("__"):
+    if name.startswith("__") and name.endswith("__") and name not in ALLOWED_DUNDER_NAMES:
         raise Refused(line, f"dunder names such as `{name}` are outside the sandbox")
 
 
-def _check_attr(attr: str, line: int) -> None:
+def check_attr(attr: str, line: int | None) -> None:
+    """Refuse an attribute name outside the sandbox (at `line`, or at run time)."""
     if attr in ALLOWED_DUNDER_ATTRS:
         return
     if attr in BLOCKED_ATTRS:
@@ -190,8 +198,10 @@ class _Checker(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
+        if not isinstance(node.ctx, ast.Load) and node.attr.startswith("__"):
+            raise Refused(node.lineno, f"`.{node.attr}` may be read, not changed")
         if not (node.attr == "__init__" and _is_super_call(node.value)):
-            _check_attr(node.attr, node.lineno)
+            check_attr(node.attr, node.lineno)
         self.generic_visit(node)
 
     def visit_keyword(self, node: ast.keyword) -> None:
@@ -200,7 +210,7 @@ class _Checker(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
-        if node.name != "__init__":  # a Module subclass needs one; defining it reaches nothing
+        if node.name not in DUNDER_METHODS:  # methods Python calls for the program's classes
             _check_name(node.name, node.lineno)
         self.generic_visit(node)
 
@@ -209,9 +219,6 @@ class _Checker(ast.NodeVisitor):
         if node.keywords:
             raise Refused(node.lineno, "class keywords such as `metaclass=` are outside the "
                                        "sandbox")
-        if not node.bases:
-            raise Refused(node.lineno, "a class here must subclass torch.autograd.Function or "
-                                       "torch.nn.Module")
         for stmt in node.body:
             if not isinstance(stmt, ast.FunctionDef | ast.Expr | ast.Assign | ast.Pass):
                 raise Refused(stmt.lineno, "a class body may hold methods, a docstring and "
@@ -241,7 +248,7 @@ class _Checker(ast.NodeVisitor):
                 raise Refused(node.lineno, "`import *` is outside the sandbox: name what you "
                                            "use")
             if node.module != "__future__":
-                _check_attr(alias.name, node.lineno)
+                check_attr(alias.name, node.lineno)
             _check_name(alias.asname or alias.name, node.lineno)
 
 

@@ -4,15 +4,21 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import re
 import socket
 import struct
+import sys
 from typing import Any
 
 from explorer.limits import Limits
 from explorer.trace import Trace
 
 HEADER = struct.Struct("!Q")
+# Where Python, the libraries and the app are installed, longest first: a run's output names
+# none of them (a module's repr, a traceback's file names).
+INSTALLED = sorted({os.path.join(p, "") for p in (sys.prefix, sys.base_prefix, os.path.dirname(
+    os.path.dirname(os.path.abspath(__file__))))}, key=len, reverse=True)
 SURROGATE = re.compile(rb"\\[uU][dD][89a-fA-F]")  # a JSON escape of a UTF-16 surrogate
 
 
@@ -63,8 +69,11 @@ def trace_message(trace: Trace) -> bytes:
     object array...) goes as its type's name, a lone surrogate (`chr(0xd800)`) as `?`: the
     answer never fails on what a program made, and no program code (a Module's `extra_repr`)
     runs to make it."""
-    return json.dumps(trace.to_dict(), ensure_ascii=False,
-                      default=lambda value: f"<{type(value).__name__}>").encode(errors="replace")
+    text = json.dumps(trace.to_dict(), ensure_ascii=False,
+                      default=lambda value: f"<{type(value).__name__}>")
+    for place in INSTALLED:  # `print(torch)`, anomaly tracebacks: where the server keeps things
+        text = text.replace(place, "…")
+    return text.encode(errors="replace")
 
 
 def decode(payload: bytes) -> dict[str, Any]:

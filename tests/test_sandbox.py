@@ -186,7 +186,6 @@ def test_teaching_private_attributes() -> None:
 PRE = "x = torch.ones(2, requires_grad=True)\na = np.ones(2)\n"
 FILES = "reaches files, processes or native code"
 OUTSIDE = "outside the sandbox"
-NOT_A_CLASS = "must subclass torch.autograd.Function or torch.nn.Module"
 
 # Refused by `sandbox.prepare`, before anything runs: (id, code, type, line, reason).
 STATIC = [
@@ -214,23 +213,18 @@ STATIC = [
     ("ctypes", PRE + "a.ctypes", "Refused", 3, "`.ctypes` " + FILES),
     ("untyped_storage", PRE + "x.untyped_storage()", "Refused", 3, FILES),
     ("storage", PRE + "x.storage()", "Refused", 3, "`.storage` " + FILES),
-    ("class-no-base", PRE + "class A: pass", "Refused", 3, NOT_A_CLASS),
     ("metaclass", PRE + "class A(torch.nn.Module, metaclass=type): pass", "Refused", 3,
      "`metaclass=`"),
     ("bare-except", PRE + "try:\n    pass\nexcept:\n    pass", "Refused", 5, "bare `except:`"),
-    ("yield", PRE + "(lambda: (yield))", "Refused", 3, "generators"),
-    ("global", PRE + "global x", "Refused", 3, "`global`"),
     ("async", PRE + "async def f(): pass", "Refused", 3, "async code"),
     ("reserved-call", PRE + "__ae_tick__()", "Refused", 3, "reserved by the explorer"),
-    ("dunder-method", PRE + "class N(torch.nn.Module):\n    def __repr__(self):\n"
-     "        return 'n'", "Refused", 4, "`__repr__`"),
-    ("nonlocal", PRE + "def f():\n    nonlocal x", "Refused", 4, "`nonlocal`"),
+    ("dunder-method", PRE + "class N(torch.nn.Module):\n    def __getattribute__(self, n):\n"
+     "        return 'n'", "Refused", 4, "`__getattribute__`"),
     ("import-star", PRE + "from torch import *", "Refused", 3, "`import *`"),
     ("syntax", PRE + "y = (1,\n", "SyntaxError", 3, "never closed"),
     ("exec", PRE + "exec('1')", "Refused", 3, "`exec` is not available"),
     ("eval", PRE + "eval('1')", "Refused", 3, "`eval` is not available"),
     ("open", PRE + "open('f')", "Refused", 3, "`open` is not available"),
-    ("getattr", PRE + "getattr(x, 'y')", "Refused", 3, "`getattr` is not available"),
     ("vars", PRE + "vars()", "Refused", 3, "`vars` is not available"),
     ("globals", PRE + "globals()", "Refused", 3, "`globals` is not available"),
     ("gds", PRE + "torch.cuda.gds.GdsFile('f', 65)", "Refused", 3, "`.gds` " + FILES),

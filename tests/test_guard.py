@@ -1,0 +1,119 @@
+"""The Python guard teaches: it stops what issue-sized holes were found with (module-by-name
+importers, file readers and writers, the format walk, install paths), and lets through what
+learners' programs from PyTorch's own tutorials use, with plain PyTorch's output."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from explorer.execute import execute
+from explorer.worker import WorkerPool
+
+LEGIT = {
+    "main-guard": "def main():\n    print('main ran')\n\nif __name__ == '__main__':\n    main()\n",
+    "torch.func": "from torch.func import grad, vmap\nx = torch.tensor([0.0, 1.0])\n"
+                  "print(vmap(grad(torch.sin))(x))\n",
+    "forward-ad": "import torch.autograd.forward_ad as fwAD\nx = torch.tensor([1.0, 2.0])\n"
+                  "with fwAD.dual_level():\n    d = fwAD.make_dual(x, torch.ones(2))\n"
+                  "    print(fwAD.unpack_dual(d * d).tangent)\n",
+    "once-differentiable": "from torch.autograd.function import once_differentiable\n"
+                           "print(callable(once_differentiable))\n",
+    "global": "count = 0\ndef bump():\n    global count\n    count += 1\nbump()\nbump()\n"
+              "print(count)\n",
+    "nonlocal": "def counter():\n    n = 0\n    def inc():\n        nonlocal n\n        n += 1\n"
+                "        return n\n    return inc\nc = counter()\nc()\nprint(c())\n",
+    "builtins": "x = torch.ones(2, requires_grad=True)\nprint('grad' in dir(x), hasattr(x, 'grad'),"
+                " getattr(x, 'shape'), getattr(x, 'nothing', 'default'))\n"
+                "it = iter([3, 4])\nprint(next(it), next(it))\n",
+    "clip-grad": "w = torch.ones(3, requires_grad=True)\n(w * 10).sum().backward()\n"
+                 "print(torch.nn.utils.clip_grad_norm_([w], 1.0))\nprint(w.grad)\n"
+                 "print(torch.nn.utils.parameters_to_vector([w]))\n",
+    "dataloader": "from torch.utils.data import DataLoader, TensorDataset\n"
+                  "ds = TensorDataset(torch.arange(6.0).view(3, 2), torch.arange(3))\n"
+                  "for xb, yb in DataLoader(ds, batch_size=2):\n    print(xb.shape, yb)\n",
+    "cudnn-flag": "torch.backends.cudnn.deterministic = True\n"
+                  "print(torch.backends.cudnn.deterministic)\n",
+    "class-name": "x = torch.ones(1)\nprint(x.__class__.__name__)\n",
+    "plain-class": "class Counter:\n    def __init__(self):\n        self.n = 0\n"
+                   "    def __call__(self):\n        self.n += 1\n        return self.n\n"
+                   "c = Counter()\nc()\nprint(c())\n",
+    "dataset-class": "class Squares(torch.utils.data.Dataset):\n    def __len__(self):\n"
+                     "        return 3\n    def __getitem__(self, i):\n        if i >= 3:\n"
+                     "            raise IndexError(i)\n        return torch.tensor(float(i * i))\n"
+                     "print([float(v) for v in Squares()], len(Squares()))\n",
+    "generator": "def evens(n):\n    for i in range(n):\n        if i % 2 == 0:\n"
+                 "            yield i\nprint(list(evens(7)))\n",
+    "assert-close": "torch.testing.assert_close(torch.ones(2), torch.ones(2) + 1e-9)\n"
+                    "print('close')\n",
+    "sliding-window": "print(np.lib.stride_tricks.sliding_window_view(np.arange(5), 3))\n",
+}
+
+
+def plain(code: str) -> str:
+    """What plain `exec` prints, as a tutorial's reader would see it."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(code, "<program>", "exec"), {"__name__": "__main__", "torch": torch,
+                                                  "np": np})
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("key", LEGIT)
+def test_a_learners_program_runs_as_in_plain_pytorch(key: str) -> None:
+    trace = execute(LEGIT[key])
+    assert trace.ok, trace.error
+    assert trace.stdout == plain(LEGIT[key])
+
+
+CLOSED = {
+    "np.test": ("np.test('os')", "runs test suites"),
+    "np.linalg.test": ("np.linalg.test()", "runs test suites"),
+    "np.info": ("np.info('x', toplevel='os')", "`.info`"),
+    "add_newdoc": ("np.lib.add_newdoc('numpy', 'x', 'doc')", "`.add_newdoc`"),
+    "distutils": ("np.distutils", "`.distutils`"),
+    "numpy.testing": ("np.testing.assert_equal(1, 1)", "numpy.testing"),
+    "file-reader": ("torch.PyTorchFileReader('x.pt')", "`.PyTorchFileReader`"),
+    "file-writer": ("torch.PyTorchFileWriter('made.pt')", "`.PyTorchFileWriter`"),
+    "as-strided": ("np.lib.stride_tricks.as_strided(np.ones(1), (10**6,), (8,))",
+                   "`.as_strided`"),
+    "super-format": ("print(super(np.str_, np.str_('{0.os.environ}')).format(torch))",
+                     "module `os`"),
+    "getattr-dunder": ("getattr(torch, '__builtins__')", "private attribute"),
+    "getattr-module": ("getattr(torch, 'os')", "module `os`"),
+    "class-on-library": ("class T(np.ndarray):\n    pass", "must subclass"),
+}
+
+
+@pytest.mark.parametrize("key", CLOSED)
+def test_a_hole_found_from_outside_is_closed_with_a_clear_message(
+        key: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("EXPLORER_CANARY", "canary-8d1e")
+    code, reason = CLOSED[key]
+    trace = execute(code)
+    assert trace.error is not None and trace.error["type"] == "Refused", trace.error
+    assert reason in trace.error["message"]
+    assert "canary-8d1e" not in trace.to_json() and os.listdir(tmp_path) == []
+
+
+def test_no_install_path_reaches_the_learner() -> None:
+    pool = WorkerPool(size=1)
+    try:
+        trace = pool.run("print(torch)\nprint('%r' % torch.nn)\n"
+                         "torch.autograd.set_detect_anomaly(True)\n"
+                         "x = torch.ones(2, requires_grad=True)\ny = x * 2\n"
+                         "print(y.grad_fn.metadata)\n")
+    finally:
+        pool.close()
+    assert trace.ok, trace.error
+    assert "<module 'torch' from '…" in trace.stdout and "traceback_" in trace.stdout
+    text = trace.to_json()
+    for place in (torch.__file__, os.path.dirname(np.__file__), str(Path.cwd())):
+        assert os.path.dirname(place) not in text
