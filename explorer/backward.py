@@ -5,12 +5,16 @@ While a program runs, `Recorder` wraps `torch.autograd.backward` and `torch.auto
 graph before the engine frees anything, hooks every node of it, lets the engine run, and
 keeps, in the engine's own order, each node's incoming gradient (`grad_outputs`, already
 summed where edges meet), what it sent along each edge (`grad_inputs`), and every `.grad`
-it wrote. Nothing is recomputed. The wrapping lives only in the run's own process.
+it wrote. Nothing is recomputed and no extra backward pass runs: the program's hooks fire as
+often as in plain PyTorch (so a full Jacobian, which would take one pass per output
+element, is not built; `vector` keeps the `v` of `y.backward(v)` next to the vᵀJ the engine
+produced). The wrapping lives only in the run's own process.
 """
 
 from __future__ import annotations
 
 import functools
+import inspect
 import os
 import sys
 import time
@@ -21,11 +25,12 @@ from typing import Any
 import torch
 
 from explorer.graph import Ids, record
+from explorer.guards import SavedTensorHooks
 from explorer.snapshot import leading_block, tensor_values
 
 MAX_CALLS = 20  # the first and last ten calls of a training loop are kept
 VALUES = 100  # values kept per gradient tensor
-JACOBIAN_MAX = 64  # elements of a root and a leaf for which the full Jacobian is shown
+VECTOR_MAX = 64  # elements of a non-scalar root whose `v` is kept for the vᵀJ panel
 PROGRAM = "<program>"
 # torch's files between a program's `y.backward()` and torch.autograd.backward.
 TRAMPOLINES = frozenset(os.path.join(os.path.dirname(torch.__file__), *path) for path in (
@@ -50,33 +55,53 @@ class Recorder:
         self._busy = False
         self._names: dict[int, list[str]] = {}
         self._told = 0.0
+        self.batched = 0  # calls with is_grads_batched=True: run, not replayed
 
     def install(self) -> ExitStack:
-        """Wrap torch.autograd.backward / grad until the returned stack closes."""
+        """Wrap torch.autograd.backward / grad, and note saved-tensor hooks as the program
+        enters them (explorer.graph then leaves saved tensors unread), until the returned
+        stack closes."""
         stack = ExitStack()
         for name in ("backward", "grad"):
             original = getattr(torch.autograd, name)
             setattr(torch.autograd, name, self._wrap(name, original))
             stack.callback(setattr, torch.autograd, name, original)
+        hooks = torch.autograd.graph.saved_tensors_hooks
+        enter = hooks.__enter__
+
+        def entered(context: Any) -> Any:
+            SavedTensorHooks.used = True
+            return enter(context)
+
+        hooks.__enter__ = entered  # type: ignore[method-assign]
+        stack.callback(setattr, hooks, "__enter__", enter)
         return stack
 
     def _wrap(self, kind: str, original: Callable[..., Any]) -> Callable[..., Any]:
+        signature = inspect.signature(original)
+
         @functools.wraps(original)  # it stands in for torch's function, name and module alike
         def call(*args: Any, **kwargs: Any) -> Any:
             if self._busy or not _from_program():
                 return original(*args, **kwargs)
+            try:  # PyTorch's own names for what the program passed, however it passed them
+                given = signature.bind(*args, **kwargs).arguments
+            except TypeError:  # PyTorch says what is wrong with the call
+                return original(*args, **kwargs)
+            if given.get("is_grads_batched"):  # batched gradients: hooks would see vmap's
+                self.batched += 1
+                return original(*args, **kwargs)
             self._busy = True
             try:
-                return self._record(kind, original, args, kwargs)
+                return self._record(kind, original, args, kwargs, given)
             finally:
                 self._busy = False
         return call
 
     def _record(self, kind: str, original: Callable[..., Any], args: tuple[Any, ...],
-                kwargs: dict[str, Any]) -> Any:
-        roots = _as_tuple(args[0] if args else kwargs.get("tensors", kwargs.get("outputs")))
-        vector = args[1] if len(args) > 1 else kwargs.get(
-            "grad_tensors" if kind == "backward" else "grad_outputs")
+                kwargs: dict[str, Any], given: dict[str, Any]) -> Any:
+        roots = _as_tuple(given.get("tensors", given.get("outputs")))
+        vector = _as_tuple(given.get("grad_tensors", given.get("grad_outputs")))
         self.count += 1
         call: dict[str, Any] = {"call": self.count, "kind": kind, "steps": [], "leaf_grads": []}
         variables = self.variables()
@@ -94,8 +119,7 @@ class Recorder:
             call["graph"] = len(self.graphs) - 1
         call["roots"] = [self.ids.of_tensor(r) for r in roots]  # output nodes of the graph
         call["root"] = call["roots"][0] if call["roots"] else None
-        custom = graph is not None and any(n.get("custom") for n in graph["nodes"])
-        call["jacobian"] = [] if custom else _jacobian(roots, _as_tuple(vector), variables)
+        call["vector"] = _vector(roots, vector)
         with ExitStack() as hooks:
             self._hook(roots, call, hooks)
             try:
@@ -143,7 +167,7 @@ class Recorder:
         return before, after
 
     def _leaf_hook(self, call: dict[str, Any], node: Any) -> Callable[[torch.Tensor], None]:
-        def written(leaf: torch.Tensor) -> None:
+        def written(leaf: torch.Tensor) -> None:  # `.grad` may be None: a hook of the program's
             call["leaf_grads"].append({"node": self.ids.of_fn(node),
                                        "leaf": self.ids.of_tensor(leaf),
                                        "names": self._names.get(id(leaf), []),
@@ -154,7 +178,8 @@ class Recorder:
         """Summarise every call; keep in full the first and last MAX_CALLS // 2 and those
         asked for; tell the progress listener now and then (at most 20 times a second)."""
         summary = {"call": call["call"], "value": call["value"], "grad_norms": {
-            " = ".join(g["names"]) or g["leaf"]: g["grad"]["norm"] for g in call["leaf_grads"]}}
+            " = ".join(g["names"]) or g["leaf"]: g["grad"]["norm"] for g in call["leaf_grads"]
+            if g["grad"] is not None}}
         self.summaries.append(summary)
         self.calls.append(call)
         droppable = [i for i, c in enumerate(self.calls) if c["call"] not in self.keep]
@@ -204,30 +229,12 @@ def finish(calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return calls
 
 
-def _jacobian(roots: tuple[torch.Tensor, ...], vector: tuple[Any, ...],
-              variables: dict[str, Any]) -> list[dict[str, Any]]:
-    """For a small non-scalar root given a gradient v: J for each small leaf, so v @ J shows."""
-    if len(roots) != 1 or roots[0].numel() in (0, 1) or roots[0].numel() > JACOBIAN_MAX:
-        return []
-    root, v = roots[0], vector[0] if vector else None
-    if root.grad_fn is None or not isinstance(v, torch.Tensor):
-        return []
-    leaves = {name: t for name, t in variables.items() if isinstance(t, torch.Tensor)
-              and t.is_leaf and t.requires_grad and 0 < t.numel() <= JACOBIAN_MAX}
-    if not leaves:
-        return []
-    rows: list[tuple[torch.Tensor | None, ...]] = []
-    with torch.no_grad():
-        basis = torch.eye(root.numel(), dtype=root.dtype, device=root.device)
-    for e in basis:
-        rows.append(torch.autograd.grad(root, list(leaves.values()), e.view_as(root),
-                                        retain_graph=True, allow_unused=True))
-    out = []
-    for i, name in enumerate(leaves):
-        if rows[0][i] is None:
-            continue
-        jac = torch.stack([row[i].flatten() for row in rows])  # (root numel, leaf numel)
-        out.append({"leaf": name, "v": tensor_values(v.flatten(), JACOBIAN_MAX)[0],
-                    "jacobian": tensor_values(jac, JACOBIAN_MAX**2)[0],
-                    "vjp": tensor_values(v.flatten().to(jac.dtype) @ jac, JACOBIAN_MAX)[0]})
-    return out
+def _vector(roots: tuple[torch.Tensor, ...], vector: tuple[Any, ...]) -> list[Any] | None:
+    """The `v` of `y.backward(v)` for one small non-scalar root, as plain values (the vᵀJ it
+    makes is what the engine writes to the leaves' `.grad`); None otherwise."""
+    if len(roots) != 1 or not 1 < roots[0].numel() <= VECTOR_MAX or not vector:
+        return None
+    v = vector[0]
+    if not isinstance(v, torch.Tensor) or v.shape != roots[0].shape:
+        return None  # PyTorch will say what is wrong with it
+    return tensor_values(v.detach().flatten(), VECTOR_MAX)[0]

@@ -25,7 +25,7 @@ from explorer import sandbox
 from explorer.backward import Recorder, finish
 from explorer.graph import Ids
 from explorer.graph import record as record_graph
-from explorer.guards import Guards, Output
+from explorer.guards import Guards, Output, SavedTensorHooks
 from explorer.limits import LimitExceeded, Limits, TimeLimit, memory_message, time_message
 from explorer.snapshot import snapshot
 from explorer.trace import Step, Trace, error_info, failure
@@ -63,6 +63,7 @@ def execute(code: str, *, device: str = "cpu", limits: Limits = Limits(),
         torch.manual_seed(seed)
         np.random.seed(seed)
         random.seed(seed)
+    SavedTensorHooks.used = False  # per run, also when runs share a process
     out = Output(limits.output_chars)
     guards = Guards(limits, out)
     namespace = guards.namespace()
@@ -88,6 +89,12 @@ def execute(code: str, *, device: str = "cpu", limits: Limits = Limits(),
     if recorder.count > len(recorder.calls):
         trace.notes.append(f"The program ran backward {recorder.count:,} times; the first and "
                            f"last {len(recorder.calls) // 2} are recorded.")
+    if recorder.batched:
+        trace.notes.append(f"{recorder.batched:,} call(s) with is_grads_batched=True ran as "
+                           "usual but are not replayed: their gradients are batched by vmap.")
+    if SavedTensorHooks.used:
+        trace.notes.append("The program uses saved-tensor hooks: the graph does not read saved "
+                           "tensors, as that would call its unpack hook.")
     if len(trace.steps) >= limits.steps:
         trace.notes.append(f"Only the first {limits.steps} statements were recorded step by step.")
     trace.stdout = out.getvalue()

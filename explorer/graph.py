@@ -30,11 +30,16 @@ from graphviz import Digraph
 from torchviz.dot import SAVED_PREFIX, resize_graph
 
 from explorer.graph_view import edge_line, node_line
+from explorer.guards import SavedTensorHooks
+from explorer.snapshot import version
 
 KEY = "explorer_id"
 NODE_ATTR = dict(style="filled", shape="box", align="left", fontsize="10", ranksep="0.1",
                  height="0.2", fontname="monospace")  # torchviz's
 FREED = "saved values freed by backward()"
+UNREAD = "not read: the program's saved-tensor hooks would run"
+
+
 MAX_ATTR_CHARS = 50  # torchviz's default
 _SAVED_ATTRS: dict[type, list[str]] = {}  # built-in node type -> its `_saved_*` attributes
 
@@ -161,6 +166,9 @@ class _Drawing:
                 yield u
         if not hasattr(type(fn), "saved_tensors"):
             return
+        if SavedTensorHooks.used:
+            saved["saved_tensors"] = UNREAD
+            return
         try:
             custom, again = fn.saved_tensors, fn.saved_tensors
         except RuntimeError:
@@ -180,6 +188,9 @@ class _Drawing:
         shown: dict[str, str] | None = {}  # get_fn_name's attributes; None once one is freed
         for attr in _saved_attrs(fn):
             name = attr.removeprefix(SAVED_PREFIX)
+            if SavedTensorHooks.used and hasattr(fn, f"_raw{attr}"):  # a packed tensor
+                saved[name], shown = UNREAD, None
+                continue
             try:
                 value, again = getattr(fn, attr), getattr(fn, attr)
             except RuntimeError:
@@ -222,7 +233,7 @@ class _Drawing:
             "shape": list(t.shape), "dtype": str(t.dtype),
             "device": str(t.device), "requires_grad": t.requires_grad, "is_leaf": t.is_leaf,
             "grad_fn": type(t.grad_fn).__name__ if t.grad_fn is not None else None,
-            "version": t._version}
+            "version": version(t)}
 
     def _edge(self, src: str, dst: str, kind: str, **attrs: str) -> None:
         self.dot.body.append(edge_line(src, dst, attrs))

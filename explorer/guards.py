@@ -86,6 +86,14 @@ STORAGES = (torch._C.StorageBase, torch.TypedStorage)
 TENSOR_TYPE_NAME = re.compile(r"torch(\.cuda)?\.[A-Za-z]+Tensor")
 
 
+class SavedTensorHooks:
+    """Whether the program has used saved-tensor hooks (`saved_tensors_hooks`, `save_on_cpu`,
+    a `_raw_saved_*` tensor's `register_hooks`): from then on a saved tensor is never read,
+    as reading it would call the program's unpack hook."""
+
+    used = False
+
+
 class Output(io.StringIO):
     """Printed text, capped: past the cap the rest is dropped and a note says so."""
 
@@ -189,6 +197,8 @@ def _getattr(obj: Any, name: str, *default: Any) -> Any:
 
 def _attr(obj: Any, name: str) -> Any:
     """Load `obj.name`, refusing any module, builtin or frame outside the sandbox."""
+    if name.startswith("_raw_saved_"):  # it can be given hooks: see explorer.graph
+        SavedTensorHooks.used = True
     value = getattr(obj, name)
     if isinstance(value, types.ModuleType):
         if _outside(value.__name__, module=True):

@@ -285,15 +285,19 @@ TEXT: dict[str, dict[str, str]] = {
     "sent_nothing": {"en": "Nothing further: this is where the gradient stops.",
                      "zh": "没有继续传递：梯度在这里停下。"},
     "leaf_grads": {"en": ".grad of the leaves so far", "zh": "目前叶子张量的 .grad"},
-    "vjp_title": {"en": "Vector–Jacobian product for {leaf}",
-                  "zh": "{leaf} 的向量-雅可比积"},
+    "vjp_title": {"en": "Vector–Jacobian product", "zh": "向量-雅可比积"},
     "vjp_explain": {
         "en": "y is a vector, so backward needs a vector v of the same shape. The engine never "
-              "builds the Jacobian J = ∂y/∂{leaf}; it computes vᵀJ directly. Here J is shown "
-              "for comparison: vᵀJ equals {leaf}.grad.",
+              "builds the Jacobian J = ∂y/∂x: it computes vᵀJ directly, node by node (the steps "
+              "above), and that is what lands in each leaf's .grad. J itself is not shown: "
+              "building it would take one more backward pass per element of y, and your "
+              "program's hooks would see every one.",
         "zh": "y 是向量，所以 backward 需要一个同形状的向量 v。引擎从不构造雅可比矩阵 "
-              "J = ∂y/∂{leaf}，而是直接计算 vᵀJ。这里列出 J 作对比：vᵀJ 等于 {leaf}.grad。",
+              "J = ∂y/∂x：它逐个节点直接计算 vᵀJ（即上面的各步），结果就是写进每个叶子 .grad 的"
+              "值。这里不列出 J 本身：构造它需要对 y 的每个元素再做一次反向传播，而你程序里的 "
+              "hook 会看到每一次。",
     },
+    "vjp_result": {"en": "vᵀJ = {leaf}.grad", "zh": "vᵀJ = {leaf}.grad"},
     # ---- devices page (pages/4_Devices.py, explorer/devices.py) ----
     "devices_page": {"en": "Devices", "zh": "设备"},
     "devices_intro": {

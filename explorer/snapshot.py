@@ -58,6 +58,11 @@ def describe(value: Any, cap: int) -> dict[str, Any] | None:
     return {"kind": kind, "type": type(value).__name__, "values": _short_repr(value)}
 
 
+def version(t: torch.Tensor) -> int | None:
+    """A tensor's `_version`; None for one made under inference_mode, which keeps none."""
+    return None if t.is_inference() else t._version
+
+
 def _short_repr(value: Any) -> str:
     try:
         return _repr.repr(value)
@@ -70,7 +75,7 @@ def _tensor(t: torch.Tensor, cap: int) -> dict[str, Any]:
         "kind": "tensor", "shape": list(t.shape), "dtype": str(t.dtype),
         "device": str(t.device), "requires_grad": t.requires_grad, "is_leaf": t.is_leaf,
         "grad_fn": type(t.grad_fn).__name__ if t.grad_fn is not None else None,
-        "version": t._version, "numel": t.numel(), "is_view": t._base is not None,
+        "version": version(t), "numel": t.numel(), "is_view": t._base is not None,
         "retains_grad": t.retains_grad,
     }
     if t.layout == torch.strided and t.device.type != "meta":

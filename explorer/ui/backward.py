@@ -131,14 +131,16 @@ def _name(node: dict[str, Any], fallback: str) -> str:
 
 
 def _vjp(call: dict[str, Any], lang: str) -> None:
-    """For y.backward(v) on a small vector y: v, the full Jacobian, and v @ J."""
-    for item in call.get("jacobian", []):
-        st.markdown(f"#### {text('vjp_title', lang, leaf=plain(item['leaf']))}")
-        st.caption(text("vjp_explain", lang, leaf=plain(item["leaf"])))
-        v, jac, result = st.columns([1, 3, 1])
-        v.markdown("**v**")
-        v.dataframe([[x] for x in item["v"]], width="stretch")
-        jac.markdown("**J = ∂y/∂" + item["leaf"] + "**")
-        jac.dataframe(item["jacobian"], width="stretch")
-        result.markdown("**vᵀ J**")
-        result.dataframe([[x] for x in item["vjp"]], width="stretch")
+    """For y.backward(v) on a small vector y: v, and the vᵀJ the engine wrote to each leaf."""
+    if call.get("vector") is None:
+        return
+    st.markdown(f"#### {text('vjp_title', lang)}")
+    st.caption(text("vjp_explain", lang))
+    columns = st.columns(1 + len(call["leaf_grads"]))
+    columns[0].markdown("**v**")
+    columns[0].dataframe([[x] for x in call["vector"]], width="stretch")
+    for column, leaf in zip(columns[1:], call["leaf_grads"], strict=True):
+        name = plain(" = ".join(leaf["names"]) or leaf["leaf"])
+        column.markdown(f"**{text('vjp_result', lang, leaf=name)}**")
+        with column:
+            _gradient(leaf["grad"])
