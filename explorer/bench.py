@@ -664,7 +664,8 @@ def browser(quick: bool, progress: Callable[[str], None]) -> str:
                     expect(page.get_by_text(f"State after line {last_line}")).to_be_visible(
                         timeout=60_000)
                     caption = time.perf_counter() - started
-                    viewer = page.frame_locator("[data-testid='stMain'] iframe").first
+                    viewer = page.frame_locator("[data-testid='stMain'] iframe").first \
+                        .frame_locator("iframe")  # the graph's own frame, without an origin
                     picture = viewer.locator("svg")
                     expect(picture.get_by_text(node, exact=True).first).to_be_visible(
                         timeout=60_000)

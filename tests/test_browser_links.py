@@ -24,7 +24,7 @@ def _tab(browser: Any) -> Any:
 
 
 def _picture(tab: Any) -> str:
-    svg = tab.frame_locator(GRAPH).first.locator("svg")
+    svg = tab.frame_locator(GRAPH).first.frame_locator("iframe").locator("svg")
     expect(svg).to_be_visible()
     return svg.inner_html()
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 from typing import Any
 
 import streamlit as st
@@ -47,6 +48,10 @@ show();
 </script>"""
 
 
+ISOLATED = ('<body style="margin:0"><iframe sandbox="allow-scripts" title="autograd graph" '
+            'style="width:100%;height:{height}px;border:0" srcdoc="{page}"></iframe></body>')
+
+
 @st.cache_data(show_spinner=False, max_entries=64)
 def layout(dot: str) -> str:
     """SVG for `dot`, laid out once per distinct DOT text."""
@@ -62,8 +67,11 @@ def show_graph(view: View, trace: Trace, lang: str, key: str, height: int = 560)
     except LayoutError as error:
         st.error(text("layout_failed", lang, reason=SETTINGS.cause(error, lang)))
         return
-    # Our viewer and graphviz's SVG (it escapes every label): no markup from the program.
-    st.iframe(PAN_ZOOM.replace("@HEIGHT@", str(height)).replace("@SVG@", picture),
+    # Our viewer and graphviz's SVG of the server's own DOT: no markup from the program. It
+    # runs in a frame of its own that may run scripts but has no origin: Streamlit's frames
+    # have both, and the picture's frame must never.
+    viewer = PAN_ZOOM.replace("@HEIGHT@", str(height)).replace("@SVG@", picture)
+    st.iframe(ISOLATED.format(height=height + 2, page=html.escape(viewer, quote=True)),
               height=height + 10)
     st.caption(text("graph_help", lang))
     svg_file, png_file, dot_file, json_file = st.columns(4)
