@@ -21,10 +21,11 @@ import random
 import statistics
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Coroutine, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import websockets
 from streamlit.proto.BackMsg_pb2 import BackMsg
@@ -34,6 +35,8 @@ from explorer.examples import by_key
 from explorer.i18n import text
 from explorer.permalink import encode_code
 from explorer.served import app
+
+T = TypeVar("T")
 
 PAGE = "Playground"
 LESSON = "autograd-basics"
@@ -140,7 +143,14 @@ async def _class(url: str, sessions: int, duration_s: float, interval_s: float,
 def scenario(url: str, sessions: int, duration_s: float, interval_s: float,
              distinct: bool = False) -> list[Run]:
     """`sessions` learners for `duration_s` seconds, each pressing Run every `interval_s`."""
-    return asyncio.run(_class(url, sessions, duration_s, interval_s, distinct))
+    return play(_class(url, sessions, duration_s, interval_s, distinct))
+
+
+def play(coroutine: Coroutine[Any, Any, T]) -> T:
+    """Run `coroutine` on a loop of its own, in a thread of its own: the caller's thread may
+    already run a loop (Playwright's sync API keeps one)."""
+    with ThreadPoolExecutor(1) as thread:
+        return thread.submit(asyncio.run, coroutine).result()
 
 
 def line(name: str, sessions: int, runs: list[Run], cache_hits: int = 0) -> str:

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import asyncio
-
 import websockets
 
-from explorer.classroom import Learner, Run
+from explorer.classroom import Learner, Run, play
 from tests.programs import SEED
 
 
@@ -21,11 +19,11 @@ async def _visit(url: str, code: str, presses: int) -> list[Run]:
 
 
 def test_a_learner_opens_a_lesson_link_and_presses_run(app_url: str) -> None:
-    runs = asyncio.run(_visit(app_url, SEED, presses=2))
+    runs = play(_visit(app_url, SEED, presses=2))
     assert [r.ok for r in runs] == [True, True, True], runs
     assert all(0 < r.latency_s < 60 for r in runs)
 
 
 def test_a_failing_program_counts_as_a_problem_with_its_words(app_url: str) -> None:
-    (run,) = asyncio.run(_visit(app_url, "x = 1\nprint(undefined_name)\n", presses=0))
+    (run,) = play(_visit(app_url, "x = 1\nprint(undefined_name)\n", presses=0))
     assert not run.ok and "NameError" in run.problem
