@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import math
+from html import escape
 from typing import Any
 
 import plotly.graph_objects as go
@@ -111,7 +112,7 @@ def figure(call: dict[str, Any], layout: dict[str, Any], svg: str,
         values = drawn(recent, RECENT) | {
             OUTLINE: _outline(running, boxes), STARS: _marks(list(leaves), boxes),
             CAPTION: _caption(f"step {batch[-1] + 1} of {len(steps)}: "
-                              f"{steps[batch[-1]]['name']}", x0, y1)}
+                              f"{escape(steps[batch[-1]]['name'])}", x0, y1)}
         # The block's first frame holds every trace; the others only what differs from it,
         # and plotly merges them into it (`baseframe`): frames grow with the graph, not with
         # the graph times the frames.
@@ -171,9 +172,10 @@ def _carried(call: dict[str, Any], where: dict[str, str],
                 target = where.get(grad["to"], grad["to"])
                 carry(i, target, node, count.get(target, 0), grad["norm"])
                 count[target] = count.get(target, 0) + 1
-    for grad in call["leaf_grads"]:  # AccumulateGrad writes .grad into its leaf
+    for grad in call["leaf_grads"]:  # AccumulateGrad writes .grad (a hook may clear it)
         node = where.get(grad["node"], grad["node"])
-        carry(grad["after"] - 1, grad["leaf"], node, 0, grad["grad"]["norm"])
+        norm = grad["grad"]["norm"] if grad["grad"] else 0.0
+        carry(grad["after"] - 1, grad["leaf"], node, 0, norm)
     return out
 
 
@@ -195,20 +197,23 @@ def _hover_points(call: dict[str, Any], where: dict[str, str],
 
 
 def _hover(call: dict[str, Any], where: dict[str, str]) -> dict[str, str]:
-    """What each node received and sent, for hovering."""
+    """What each node received and sent, for hovering (plotly reads tags in it: the run's
+    words are escaped)."""
     text: dict[str, list[str]] = {}
     for i, step in enumerate(call["steps"]):
         node = where.get(step["node"], step["node"])
         lines = text.setdefault(node, [])
-        lines.append(f"<b>{i + 1}. {step['name']}</b>")
+        lines.append(f"<b>{i + 1}. {escape(step['name'])}</b>")
         for g in step["grad_outputs"]:
             if g:
-                lines.append(f"in: {preview(g['values'])} ‖{g['norm']:.4g}‖ {g['device']}")
+                lines.append(f"in: {escape(preview(g['values']))} ‖{g['norm']:.4g}‖ "
+                             f"{escape(g['device'])}")
         for g in step["grad_inputs"]:
             if g:
-                lines.append(f"→ {g.get('to')}: {preview(g['values'])}")
+                lines.append(f"→ {escape(str(g.get('to')))}: {escape(preview(g['values']))}")
     for g in call["leaf_grads"]:
-        text.setdefault(g["leaf"], []).append(f".grad = {preview(g['grad']['values'])}")
+        shown = preview(g["grad"]["values"]) if g["grad"] else "None"
+        text.setdefault(g["leaf"], []).append(f".grad = {escape(shown)}")
     return {node: "<br>".join(lines[:12]) for node, lines in text.items()}
 
 

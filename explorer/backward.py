@@ -6,9 +6,11 @@ graph before the engine frees anything, hooks every node of it, lets the engine 
 keeps, in the engine's own order, each node's incoming gradient (`grad_outputs`, already
 summed where edges meet), what it sent along each edge (`grad_inputs`), and every `.grad`
 it wrote. Nothing is recomputed and no extra backward pass runs: the program's hooks fire as
-often as in plain PyTorch (so a full Jacobian, which would take one pass per output
-element, is not built; `vector` keeps the `v` of `y.backward(v)` next to the vᵀJ the engine
-produced). The wrapping lives only in the run's own process.
+often as in plain PyTorch, so a full Jacobian, which would take one pass per output element,
+is not built (`jacobian` is None and `jacobian_reason` says why); `vector` keeps the `v` of
+`y.backward(v)`, whose vᵀJ is what the engine delivers to each AccumulateGrad. Gradients
+batched by vmap (`is_grads_batched=True`) are left untouched: such calls run unrecorded.
+The wrapping lives only in the run's own process.
 """
 
 from __future__ import annotations
@@ -25,12 +27,13 @@ from typing import Any
 import torch
 
 from explorer.graph import Ids, record
-from explorer.guards import SavedTensorHooks
 from explorer.snapshot import leading_block, tensor_values
 
 MAX_CALLS = 20  # the first and last ten calls of a training loop are kept
 VALUES = 100  # values kept per gradient tensor
 VECTOR_MAX = 64  # elements of a non-scalar root whose `v` is kept for the vᵀJ panel
+NO_JACOBIAN = ("not built: it takes one more backward pass per element of the output, and the "
+               "program's hooks would see every one")
 PROGRAM = "<program>"
 # torch's files between a program's `y.backward()` and torch.autograd.backward.
 TRAMPOLINES = frozenset(os.path.join(os.path.dirname(torch.__file__), *path) for path in (
@@ -55,26 +58,15 @@ class Recorder:
         self._busy = False
         self._names: dict[int, list[str]] = {}
         self._told = 0.0
-        self.batched = 0  # calls with is_grads_batched=True: run, not replayed
+        self.batched = 0  # calls on gradients batched by vmap: run, not replayed
 
     def install(self) -> ExitStack:
-        """Wrap torch.autograd.backward / grad, and note saved-tensor hooks as the program
-        enters them (explorer.graph then leaves saved tensors unread), until the returned
-        stack closes."""
+        """Wrap torch.autograd.backward / grad until the returned stack closes."""
         stack = ExitStack()
         for name in ("backward", "grad"):
             original = getattr(torch.autograd, name)
             setattr(torch.autograd, name, self._wrap(name, original))
             stack.callback(setattr, torch.autograd, name, original)
-        hooks = torch.autograd.graph.saved_tensors_hooks
-        enter = hooks.__enter__
-
-        def entered(context: Any) -> Any:
-            SavedTensorHooks.used = True
-            return enter(context)
-
-        hooks.__enter__ = entered  # type: ignore[method-assign]
-        stack.callback(setattr, hooks, "__enter__", enter)
         return stack
 
     def _wrap(self, kind: str, original: Callable[..., Any]) -> Callable[..., Any]:
@@ -88,20 +80,23 @@ class Recorder:
                 given = signature.bind(*args, **kwargs).arguments
             except TypeError:  # PyTorch says what is wrong with the call
                 return original(*args, **kwargs)
-            if given.get("is_grads_batched"):  # batched gradients: hooks would see vmap's
-                self.batched += 1
+            roots = _as_tuple(given.get("tensors", given.get("outputs")))
+            vector = _as_tuple(given.get("grad_tensors", given.get("grad_outputs")))
+            if not roots or not all(isinstance(r, torch.Tensor) for r in roots):
+                return original(*args, **kwargs)  # PyTorch's error, or graph edges: not drawn
+            if given.get("is_grads_batched") or any(map(_batched, (*roots, *vector))):
+                self.batched += 1  # hooks would see vmap's tensors, which must stay untouched
                 return original(*args, **kwargs)
             self._busy = True
             try:
-                return self._record(kind, original, args, kwargs, given)
+                return self._record(kind, original, args, kwargs, roots, vector)
             finally:
                 self._busy = False
         return call
 
     def _record(self, kind: str, original: Callable[..., Any], args: tuple[Any, ...],
-                kwargs: dict[str, Any], given: dict[str, Any]) -> Any:
-        roots = _as_tuple(given.get("tensors", given.get("outputs")))
-        vector = _as_tuple(given.get("grad_tensors", given.get("grad_outputs")))
+                kwargs: dict[str, Any], roots: tuple[torch.Tensor, ...],
+                vector: tuple[Any, ...]) -> Any:
         self.count += 1
         call: dict[str, Any] = {"call": self.count, "kind": kind, "steps": [], "leaf_grads": []}
         variables = self.variables()
@@ -109,7 +104,7 @@ class Recorder:
         for name, value in variables.items():
             self._names.setdefault(id(value), []).append(name)
         value = roots[0] if len(roots) == 1 and roots[0].numel() == 1 else None
-        call["value"] = float(value.detach().double()) if value is not None else None
+        call["value"] = _scalar(value) if value is not None else None
         named = {id(v) for v in variables.values()}
         extra = {f"root {i}": r for i, r in enumerate(roots) if id(r) not in named}
         graph = record(variables | extra, self.ids, self.max_nodes)
@@ -120,6 +115,8 @@ class Recorder:
         call["roots"] = [self.ids.of_tensor(r) for r in roots]  # output nodes of the graph
         call["root"] = call["roots"][0] if call["roots"] else None
         call["vector"] = _vector(roots, vector)
+        if call["vector"] is not None:
+            call["jacobian"], call["jacobian_reason"] = None, NO_JACOBIAN
         with ExitStack() as hooks:
             self._hook(roots, call, hooks)
             try:
@@ -177,9 +174,10 @@ class Recorder:
     def _keep(self, call: dict[str, Any]) -> None:
         """Summarise every call; keep in full the first and last MAX_CALLS // 2 and those
         asked for; tell the progress listener now and then (at most 20 times a second)."""
-        summary = {"call": call["call"], "value": call["value"], "grad_norms": {
-            " = ".join(g["names"]) or g["leaf"]: g["grad"]["norm"] for g in call["leaf_grads"]
-            if g["grad"] is not None}}
+        norms = {" = ".join(g["names"]) or g["leaf"]: g["grad"]["norm"]
+                 for g in call["leaf_grads"] if g["grad"] is not None}  # a hook may clear .grad
+        summary = {"call": call["call"], "kind": call["kind"], "value": call["value"],
+                   "grad_norms": norms}
         self.summaries.append(summary)
         self.calls.append(call)
         droppable = [i for i, c in enumerate(self.calls) if c["call"] not in self.keep]
@@ -205,17 +203,40 @@ def _as_tuple(value: Any) -> tuple[Any, ...]:
     return tuple(value) if isinstance(value, list | tuple) else (value,)
 
 
+def _batched(value: Any) -> bool:
+    """A tensor of torch.func's transforms (vmap's batched tensors and the like)."""
+    return isinstance(value, torch.Tensor) and torch._C._functorch.is_functorch_wrapped_tensor(
+        value)
+
+
+def _scalar(t: torch.Tensor) -> float | None:
+    """A one-element root's value as a float (its real part if complex; None if unreadable)."""
+    try:
+        value = t.detach().cpu().reshape(()).item()
+    except RuntimeError:  # meta and other data-less tensors
+        return None
+    return float(value.real) if isinstance(value, complex) else float(value)
+
+
 def _grad(g: Any) -> dict[str, Any] | None:
     """A gradient as plain data: shape, device, statistics, and a copy of its leading values
-    (turned into lists by `finish`, only for the calls kept in full)."""
+    (turned into lists by `finish`, only for the calls kept in full). Sparse gradients are
+    described by a dense copy; what cannot be copied keeps its metadata only."""
     if not isinstance(g, torch.Tensor):
         return None
-    flat = g.detach().flatten()
-    block = leading_block(g.detach(), VALUES).clone()
-    return {"shape": list(g.shape), "dtype": str(g.dtype), "device": str(g.device),
-            "values": block, "truncated": block.numel() < g.numel(),
-            "norm": float(flat.double().norm()) if flat.numel() else 0.0,
-            "max_abs": float(flat.abs().max()) if flat.numel() else 0.0}
+    info: dict[str, Any] = {"shape": [] if g.is_nested else list(g.shape), "dtype": str(g.dtype),
+                            "device": str(g.device), "values": None, "truncated": True,
+                            "norm": 0.0, "max_abs": 0.0}
+    try:
+        dense = g.detach()
+        dense = dense.to_dense() if dense.layout != torch.strided else dense
+        wide = dense.flatten().to(torch.complex128 if dense.is_complex() else torch.float64)
+        block = leading_block(dense, VALUES).clone()
+    except Exception:  # noqa: BLE001 - no data (meta), no dense form: a hook must never raise
+        return info
+    return info | {"values": block, "truncated": block.numel() < g.numel(),
+                   "norm": float(torch.linalg.vector_norm(wide)) if wide.numel() else 0.0,
+                   "max_abs": float(wide.abs().max()) if wide.numel() else 0.0}
 
 
 def finish(calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -231,10 +252,11 @@ def finish(calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def _vector(roots: tuple[torch.Tensor, ...], vector: tuple[Any, ...]) -> list[Any] | None:
     """The `v` of `y.backward(v)` for one small non-scalar root, as plain values (the vᵀJ it
-    makes is what the engine writes to the leaves' `.grad`); None otherwise."""
-    if len(roots) != 1 or not 1 < roots[0].numel() <= VECTOR_MAX or not vector:
+    makes is what the engine delivers to each leaf's AccumulateGrad); None otherwise."""
+    if len(roots) != 1 or roots[0].is_nested or not 1 < roots[0].numel() <= VECTOR_MAX or (
+            not vector):
         return None
     v = vector[0]
-    if not isinstance(v, torch.Tensor) or v.shape != roots[0].shape:
+    if not isinstance(v, torch.Tensor) or v.is_nested or v.shape != roots[0].shape:
         return None  # PyTorch will say what is wrong with it
     return tensor_values(v.detach().flatten(), VECTOR_MAX)[0]

@@ -414,7 +414,7 @@ def _stages(ops: int) -> Stages:
     text = trace.to_json()
     dumped = time.perf_counter() - started
     started = time.perf_counter()
-    Trace.from_json(text)
+    Trace.from_json(text, SCALE_LIMITS)
     parsed = time.perf_counter() - started
     return Stages(ops, ran, sum(per_step), len(per_step), sum(at_backward), sum(hooks),
                   dumped, parsed, len(text.encode()) / 2**20)

@@ -7,8 +7,9 @@ Assume the program runs arbitrary Python with real builtins. After `lock()` this
 - makes none of these system calls, by a seccomp filter (libseccomp): `execve`, new
   processes (threads are allowed), new sockets, tracing or reading other processes, System V
   or POSIX IPC objects, mounts and namespaces, BPF, perf events, kernel keys, io_uring,
-  userfaultfd, modules; a signal goes only to itself. Each fails with EPERM (ENOSYS for
-  `clone3`, so that threads fall back to `clone`), so the program reads a plain error.
+  userfaultfd, modules, a file's owner to signal; a signal goes only to itself, and limits,
+  priorities, CPU affinity and memory placement are set on itself only. Each fails with
+  EPERM (ENOSYS for `clone3`, so that threads fall back to `clone`): a plain error.
 
 Both hold for every thread started later, which is why `lock()` runs while the process has
 one thread. `missing()` tells what this kernel lacks; `explorer.box` builds the walls
@@ -42,6 +43,14 @@ DENIED = (
     "fanotify_init", "memfd_secret", "seccomp",
 )
 SIGNALS = ("kill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo")  # first argument: a pid
+# First argument a pid, 0 for this process: allowed for 0 only. (setpriority and ioprio_set
+# take "which" first: 0 is one process, and their second argument is that pid.)
+OWN_ONLY = ("prlimit64", "sched_setaffinity", "sched_setparam", "sched_setscheduler",
+            "sched_setattr", "migrate_pages", "move_pages", "setpriority", "ioprio_set")
+BY_WHO = ("setpriority", "ioprio_set")
+# Commands that name a process to signal when a file is ready: fcntl's F_SETOWN, F_SETSIG and
+# F_SETOWN_EX, ioctl's FIOSETOWN and SIOCSPGRP. Compared on 32 bits: the kernel reads no more.
+SIGNAL_OWNERS = {"fcntl": (8, 10, 15), "ioctl": (0x8901, 0x8902)}
 READ = landlock.FSAccess.READ_FILE | landlock.FSAccess.READ_DIR
 DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
 
@@ -113,6 +122,13 @@ def _seccomp() -> None:
     me = os.getpid()
     for name in SIGNALS:
         _add(rules, denied, name, seccomp.Arg(0, seccomp.NE, me))
+    for name in OWN_ONLY:
+        _add(rules, denied, name, seccomp.Arg(0, seccomp.NE, 0))
+    for name in BY_WHO:
+        _add(rules, denied, name, seccomp.Arg(1, seccomp.NE, 0))
+    for name, commands in SIGNAL_OWNERS.items():
+        for command in commands:
+            _add(rules, denied, name, seccomp.Arg(1, seccomp.MASKED_EQ, 0xFFFF_FFFF, command))
     rules.load()
 
 

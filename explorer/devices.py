@@ -27,6 +27,7 @@ Runner = Callable[..., Trace]  # `WorkerPool.run`: (code, *, device=...) -> Trac
 # A run on "cuda" fails with DeviceUnavailable where there is no GPU. A CPU run would not do:
 # its address-space cap breaks the CUDA driver, so it could not see the GPUs there are.
 COUNT = "count = torch.cuda.device_count()\n"
+MAX_GPUS = 64  # devices one machine may list (the count comes from a run: untrusted)
 
 PROBE = """\
 import torch
@@ -178,7 +179,7 @@ def cuda_devices(run: Runner) -> list[str]:
     """This machine's CUDA devices (`cuda:0`…), asked of a worker; none without a GPU."""
     trace = run(COUNT, device="cuda")
     count = trace.variables.get("count", {}).get("values", 0) if trace.ok else 0
-    return [f"cuda:{index}" for index in range(count)]
+    return [f"cuda:{index}" for index in range(min(count, MAX_GPUS) if type(count) is int else 0)]
 
 
 def measuring_device(chosen: str, gpus: list[str]) -> str:
@@ -230,7 +231,7 @@ def no_gpu_reason(first: Trace, lang: str) -> str | None:
     build = variables.get("cuda_build", {}).get("values")
     if build in (None, "None"):
         return text("devices_reason_build", lang)
-    return text("devices_reason_driver", lang, cuda=build)
+    return text("devices_reason_driver", lang, cuda=code_span(str(build)))
 
 
 def timing_series(trace: Trace) -> list[Series]:

@@ -25,7 +25,7 @@ from explorer import sandbox
 from explorer.backward import Recorder, finish
 from explorer.graph import Ids
 from explorer.graph import record as record_graph
-from explorer.guards import Guards, Output, SavedTensorHooks
+from explorer.guards import Guards, Output
 from explorer.limits import LimitExceeded, Limits, TimeLimit, memory_message, time_message
 from explorer.snapshot import snapshot
 from explorer.trace import Step, Trace, error_info, failure
@@ -63,7 +63,6 @@ def execute(code: str, *, device: str = "cpu", limits: Limits = Limits(),
         torch.manual_seed(seed)
         np.random.seed(seed)
         random.seed(seed)
-    SavedTensorHooks.used = False  # per run, also when runs share a process
     out = Output(limits.output_chars)
     guards = Guards(limits, out)
     namespace = guards.namespace()
@@ -85,16 +84,18 @@ def execute(code: str, *, device: str = "cpu", limits: Limits = Limits(),
             trace.ok = False
             trace.error = _describe_error(error, line, limits)
     trace.backward, trace.losses = finish(recorder.calls), recorder.summaries
+    packed = any(graph.get("packed") for graph in trace.graphs)
     _drop_unshown_graphs(trace)
     if recorder.count > len(recorder.calls):
         trace.notes.append(f"The program ran backward {recorder.count:,} times; the first and "
                            f"last {len(recorder.calls) // 2} are recorded.")
     if recorder.batched:
-        trace.notes.append(f"{recorder.batched:,} call(s) with is_grads_batched=True ran as "
-                           "usual but are not replayed: their gradients are batched by vmap.")
-    if SavedTensorHooks.used:
-        trace.notes.append("The program uses saved-tensor hooks: the graph does not read saved "
-                           "tensors, as that would call its unpack hook.")
+        trace.notes.append(f"{recorder.batched:,} backward call(s) on gradients batched by vmap "
+                           "(is_grads_batched=True, torch.func.vmap) ran as usual but are not "
+                           "replayed: batched tensors are left untouched.")
+    if packed:
+        trace.notes.append("The program's saved-tensor hooks packed tensors the graph would "
+                           "show: they are not read, as that would call its unpack hook.")
     if len(trace.steps) >= limits.steps:
         trace.notes.append(f"Only the first {limits.steps} statements were recorded step by step.")
     trace.stdout = out.getvalue()
@@ -103,7 +104,7 @@ def execute(code: str, *, device: str = "cpu", limits: Limits = Limits(),
                            f"(the cap is {limits.output_chars:,}).")
     trace.warnings = _warnings(caught)
     complete = trace.ok and len(trace.steps) == len(program.tree.body)
-    try:  # a module's repr runs the program's own `extra_repr`: on the clock, limits and all
+    try:  # a big module's repr takes time (never the program's own): on the clock, limits and all
         with _clock(limits):
             trace.variables = trace.steps[-1].variables if complete and trace.steps else (
                 snapshot(namespace, limits.value_elements))

@@ -5,7 +5,9 @@ variable. The DOT is torchviz's picture — its node attributes, colours, labels
 `torchviz.dot.get_fn_name`, made from the saved values read once) and sizing (`resize_graph`),
 in the order `make_dot` writes it — with two differences: node names are stable ids instead
 of `id()`s, and the walk is iterative, so it survives graphs thousands of ops deep and saved
-tensors already freed by `backward()` (both make `make_dot` raise). tests/test_graph.py
+tensors already freed by `backward()` (both make `make_dot` raise). A saved tensor packed by
+the program's saved-tensor hooks is never read, as that would call its unpack hook: the label
+still says `[saved tensor]`, the orange node is left out. tests/test_graph.py
 checks it against `make_dot`. A run records its graph after every statement, so this is
 written for speed: DOT lines are formatted directly (`explorer.graph_view.node_line`), and
 the cyclic garbage collector is paused while a graph is walked.
@@ -13,8 +15,10 @@ the cyclic garbage collector is paused while a graph is walked.
 Colours (torchviz's): grey backward nodes; blue leaves that require grad (their `.grad` is
 filled by backward); orange saved tensors; green outputs; dark green the base of a view.
 
-Stable ids live with the objects: a backward node keeps its id in its `metadata` dict, a
-tensor in a registry of weak references; an id is never reused for another object.
+Stable ids come from the objects without touching them (a program may read a node's
+`metadata`): a backward node is known by its kind and the sequence number autograd gave it
+(an AccumulateGrad by its leaf), a tensor by a registry of weak references; an id is never
+reused for another object.
 """
 
 from __future__ import annotations
@@ -30,16 +34,12 @@ from graphviz import Digraph
 from torchviz.dot import SAVED_PREFIX, resize_graph
 
 from explorer.graph_view import edge_line, node_line
-from explorer.guards import SavedTensorHooks
 from explorer.snapshot import version
 
-KEY = "explorer_id"
 NODE_ATTR = dict(style="filled", shape="box", align="left", fontsize="10", ranksep="0.1",
                  height="0.2", fontname="monospace")  # torchviz's
 FREED = "saved values freed by backward()"
-UNREAD = "not read: the program's saved-tensor hooks would run"
-
-
+PACKED = "packed by the program's saved-tensor hooks: not read, as that would run its unpack hook"
 MAX_ATTR_CHARS = 50  # torchviz's default
 _SAVED_ATTRS: dict[type, list[str]] = {}  # built-in node type -> its `_saved_*` attributes
 
@@ -50,17 +50,27 @@ class Ids:
     def __init__(self) -> None:
         self._count = itertools.count(1)
         self._tensors: dict[int, tuple[weakref.ref[torch.Tensor], str]] = {}
+        self._leaves: dict[int, tuple[weakref.ref[torch.Tensor], str]] = {}  # AccumulateGrads
+        self._fns: dict[tuple[str, int], str] = {}
 
     def of_fn(self, fn: Any) -> str:
-        if KEY not in fn.metadata:
-            fn.metadata[KEY] = f"n{next(self._count)}"
-        return fn.metadata[KEY]
+        leaf = getattr(fn, "variable", None)  # AccumulateGrad's numbers are all the same
+        if isinstance(leaf, torch.Tensor):
+            return self._weak(self._leaves, leaf, "n")
+        key = (type(fn).__name__, fn._sequence_nr())
+        if key not in self._fns:
+            self._fns[key] = f"n{next(self._count)}"
+        return self._fns[key]
 
     def of_tensor(self, t: torch.Tensor) -> str:
-        ref, sid = self._tensors.get(id(t), (None, ""))
+        return self._weak(self._tensors, t, "t")
+
+    def _weak(self, registry: dict[int, tuple[weakref.ref[torch.Tensor], str]],
+              t: torch.Tensor, prefix: str) -> str:
+        ref, sid = registry.get(id(t), (None, ""))
         if ref is None or ref() is not t:
-            sid = f"t{next(self._count)}"
-            self._tensors[id(t)] = (weakref.ref(t), sid)
+            sid = f"{prefix}{next(self._count)}"
+            registry[id(t)] = (weakref.ref(t), sid)
         return sid
 
 
@@ -103,12 +113,14 @@ class _Drawing:
         self.keep: list[Any] = []  # objects whose id() is in `seen` stay alive until the end
         self.nodes: dict[str, dict[str, Any]] = {}
         self.edges: list[dict[str, Any]] = []
+        self.packed = False  # a saved tensor was left unread: saved-tensor hooks packed it
 
     def draw(self, roots: Any) -> dict[str, Any]:
         for t in roots:
             self._base_tensor(t)
         resize_graph(self.dot)
-        return {"dot": self.dot.source, "nodes": list(self.nodes.values()), "edges": self.edges}
+        graph = {"dot": self.dot.source, "nodes": list(self.nodes.values()), "edges": self.edges}
+        return graph | ({"packed": True} if self.packed else {})
 
     def _mark(self, obj: Any) -> bool:
         """True the first time `obj` is met."""
@@ -166,8 +178,8 @@ class _Drawing:
                 yield u
         if not hasattr(type(fn), "saved_tensors"):
             return
-        if SavedTensorHooks.used:
-            saved["saved_tensors"] = UNREAD
+        if _packed(fn, "_saved_tensors") is not None:
+            saved["saved_tensors"], self.packed = PACKED, True
             return
         try:
             custom, again = fn.saved_tensors, fn.saved_tensors
@@ -188,8 +200,11 @@ class _Drawing:
         shown: dict[str, str] | None = {}  # get_fn_name's attributes; None once one is freed
         for attr in _saved_attrs(fn):
             name = attr.removeprefix(SAVED_PREFIX)
-            if SavedTensorHooks.used and hasattr(fn, f"_raw{attr}"):  # a packed tensor
-                saved[name], shown = UNREAD, None
+            raw = _packed(fn, attr)
+            if raw is not None:  # torchviz's label needs no value; its orange node does
+                saved[name], self.packed = PACKED, True
+                if shown is not None:
+                    shown[name] = "[saved tensors]" if isinstance(raw, tuple) else "[saved tensor]"
                 continue
             try:
                 value, again = getattr(fn, attr), getattr(fn, attr)
@@ -221,7 +236,8 @@ class _Drawing:
 
     def _label(self, t: torch.Tensor, name: str | None = None) -> str:
         name = name or self.names.get(id(t), "")
-        return f"{name}\n ({', '.join(str(int(v)) for v in t.size())})"  # torchviz's get_var_name
+        size = ", ".join(str(v) for v in _shape(t)) if not t.is_nested else "nested"
+        return f"{name}\n ({size})"  # torchviz's get_var_name
 
     def _tensor_node(self, sid: str, t: torch.Tensor, label: str, colour: str) -> None:
         self.dot.body.append(node_line(sid, label, {"fillcolor": colour}))
@@ -230,7 +246,7 @@ class _Drawing:
                                 "output", "darkolivegreen3": "base"}[colour],
             "label": label, "colour": colour,
             "names": self.names[id(t)].split(" = ") if id(t) in self.names else [],
-            "shape": list(t.shape), "dtype": str(t.dtype),
+            "shape": _shape(t), "dtype": str(t.dtype),
             "device": str(t.device), "requires_grad": t.requires_grad, "is_leaf": t.is_leaf,
             "grad_fn": type(t.grad_fn).__name__ if t.grad_fn is not None else None,
             "version": version(t)}
@@ -248,6 +264,24 @@ def _saved_attrs(fn: Any) -> list[str]:
     if kind not in _SAVED_ATTRS:
         _SAVED_ATTRS[kind] = [a for a in dir(fn) if a.startswith(SAVED_PREFIX)]
     return _SAVED_ATTRS[kind]
+
+
+def _packed(fn: Any, attr: str) -> Any:
+    """The raw SavedTensor(s) behind `fn.<attr>` if reading it would call an unpack hook of
+    the program's (`saved_tensors_hooks`, `SavedTensor.register_hooks`), else None. The raw
+    object says without unpacking; where this PyTorch cannot say, it counts as packed."""
+    try:
+        raw = getattr(fn, "_raw" + attr, None)
+    except RuntimeError:  # freed by backward(): reading it fails without calling anything
+        return None
+    raws = raw if isinstance(raw, tuple) else (raw,)
+    hooked = any(r is not None and getattr(r, "unpack_hook", r) is not None for r in raws)
+    return raw if hooked else None
+
+
+def _shape(t: torch.Tensor) -> list[int]:
+    """A tensor's sizes; none for a nested tensor, whose rows differ."""
+    return [] if t.is_nested else [int(v) for v in t.shape]
 
 
 def _shown(value: Any) -> str:
@@ -272,7 +306,7 @@ def _fn_label(name: str, attrs: dict[str, str]) -> str:
 
 def _describe(value: Any) -> str:
     if isinstance(value, torch.Tensor):
-        return f"tensor{tuple(value.shape)} {str(value.dtype).removeprefix('torch.')}"
+        return f"tensor{tuple(_shape(value))} {str(value.dtype).removeprefix('torch.')}"
     if isinstance(value, tuple) and any(isinstance(v, torch.Tensor) for v in value):
         return ", ".join(_describe(v) for v in value)
     return str(value)[:80]

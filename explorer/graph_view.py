@@ -6,6 +6,9 @@ and backward-node attributes (torchviz's `show_saved` / `show_attrs`), collapses
 of the same op into one group node when the graph is big, and writes DOT in torchviz's
 style with a hover tooltip per node.
 
+A run's own DOT is kept only as torchviz writes it (`checked_dot`), else written anew from
+the nodes and edges (`torchviz_dot`).
+
 `node_line` / `edge_line` write the DOT statements `graphviz.Digraph.node` / `.edge` would,
 byte for byte, without their per-call overhead (a 10,000-node graph is written several times
 per run); explorer.graph uses them too.
@@ -14,6 +17,7 @@ per run); explorer.graph uses them too.
 from __future__ import annotations
 
 import functools
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -31,6 +35,15 @@ NODE_ATTR = dict(style="filled", shape="box", align="left", fontsize="10", ranks
 COLOURS = {"leaf": "lightblue", "saved": "orange", "output": "darkolivegreen1",
            "base": "darkolivegreen3"}
 EDGE_ATTRS = {"style": {"dotted"}, "dir": {"none"}}
+# What torchviz writes, and all a run's DOT may hold: a header, then nodes with a label and a
+# colour, and edges with a style. An id or label is a plain or quoted string (a quoted one as
+# graphviz reads it: `\\` and `\"` inside), never a keyword or an HTML-like `<...>`.
+_ID = (r'(?!(?i:node|edge|graph|digraph|subgraph|strict)\b)[a-zA-Z_][a-zA-Z0-9_]*'
+       r'|-?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)|"[^"\\]*(?:\\[\s\S][^"\\]*)*"')
+HEADER = re.compile(r'digraph \{\n\tgraph \[size="[0-9.]+,[0-9.]+"\]\n\tnode \[[^\]\n]*\]\n')
+STATEMENT = re.compile(
+    rf'\t(?:{_ID}) \[label=(?:{_ID})(?: fillcolor=(?:{"|".join(COLOURS.values())}))?\]\n'
+    rf'|\t(?:{_ID}) -> (?:{_ID})(?: \[(?:dir=none|style=dotted)\])?\n')
 COLLAPSE_ABOVE = 300  # nodes; above this, chains of one op are grouped
 MIN_CHAIN = 4
 
@@ -160,7 +173,7 @@ def _collapse(nodes: dict[str, dict[str, Any]], edges: list[dict[str, Any]]) -> 
 
 def _dot(nodes: dict[str, dict[str, Any]], edges: list[dict[str, Any]],
          show_attrs: bool) -> str:
-    dot = Digraph(node_attr=NODE_ATTR)
+    body = []
     for node in nodes.values():
         label = node["label"] if show_attrs or node["kind"] != "backward" else node["name"]
         attrs = {"tooltip": tooltip(node)}
@@ -168,11 +181,53 @@ def _dot(nodes: dict[str, dict[str, Any]], edges: list[dict[str, Any]],
             attrs.update(fillcolor="lightgrey", style="filled,dashed")
         elif node["kind"] != "backward":
             attrs["fillcolor"] = COLOURS.get(node["kind"], "white")
-        dot.body.append(node_line(node["id"], label, attrs))
-    dot.body.extend(edge_line(e["src"], e["dst"], {k: v for k, v in e.get("attrs", {}).items()
-                                                   if v in EDGE_ATTRS.get(k, ())})
-                    for e in edges)
-    size = max(12, len(dot.body) * 0.15)  # torchviz's resize_graph
+        body.append(node_line(node["id"], label, attrs))
+    body.extend(edge_line(e["src"], e["dst"], _edge_attrs(e)) for e in edges)
+    return _source(body)
+
+
+def torchviz_dot(graph: dict[str, Any]) -> str:
+    """The DOT torchviz writes for a recorded graph, written here from its nodes and edges."""
+    lines = [node_line(n["id"], n["label"], {} if n["kind"] == "backward" else
+                       {"fillcolor": COLOURS.get(n["kind"], "white")}) for n in graph["nodes"]]
+    return _source(lines + [edge_line(e["src"], e["dst"], _edge_attrs(e))
+                            for e in graph["edges"]])
+
+
+def checked_dot(dot: str, graph: dict[str, Any]) -> str:
+    """`dot` (a run's, untrusted) if it is torchviz's DOT and nothing else: each statement a
+    node with a label and one of torchviz's colours, or an edge with one of its styles, ids
+    and labels plain strings. Anything else (a link, an HTML label, another attribute) and the
+    DOT is written anew from the graph's nodes and edges."""
+    statements = _statements(dot)
+    return torchviz_dot(graph) if statements is None else _source(statements)
+
+
+def _statements(dot: str) -> list[str] | None:
+    """The statements of `dot` after torchviz's header, if all are STATEMENTs."""
+    head = HEADER.match(dot)
+    if head is None or not dot.endswith("}\n"):
+        return None
+    statements, at, end = [], head.end(), len(dot) - 2
+    while at < end:
+        found = STATEMENT.match(dot, at, end)
+        if found is None:
+            return None
+        statements.append(found[0])
+        at = found.end()
+    return statements
+
+
+def _edge_attrs(edge: dict[str, Any]) -> dict[str, str]:
+    """The attributes an edge may have: torchviz's styles, nothing else."""
+    return {k: v for k, v in edge.get("attrs", {}).items() if v in EDGE_ATTRS.get(k, ())}
+
+
+def _source(body: list[str]) -> str:
+    """DOT of `body` with torchviz's node style, sized as its resize_graph does."""
+    dot = Digraph(node_attr=NODE_ATTR)
+    dot.body = body
+    size = max(12, len(body) * 0.15)
     dot.graph_attr.update(size=f"{size},{size}")
     return dot.source
 
@@ -192,9 +247,13 @@ def tooltip(node: dict[str, Any]) -> str:
 
 @functools.lru_cache(maxsize=1 << 16)
 def _quote(text: str) -> str:
-    """graphviz's quoting of an id or attribute value, never as an HTML-like string;
-    remembered: labels and ids repeat."""
-    return quoting.quote(str(text), is_html_string=_never)
+    """graphviz's quoting of an id or attribute value, never as an HTML-like string, and
+    never ending in an odd backslash, which would escape the closing quote and let the text
+    that follows be read as DOT; remembered: labels and ids repeat."""
+    text = str(text)
+    if quoting.FINAL_ODD_BACKSLASHES.search(text):
+        text += "\\"
+    return quoting.quote(text, is_html_string=_never)
 
 
 @functools.lru_cache(maxsize=1 << 16)

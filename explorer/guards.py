@@ -4,26 +4,34 @@
 integer powers and shifts, imports and class statements call the `__ae_*__` functions
 made here. Together with the static checks they keep a program inside torch, numpy and
 math: no module, function or frame outside them is ever handed to user code.
+
+Importing this module also sets how a process that runs programs shows two things that
+would name the server's files: a module's repr (`<module 'torch'>`) and the stack anomaly
+mode keeps with each autograd node (the program's frames, as plain Python shows a script's).
 """
 
 from __future__ import annotations
 
 import _string
 import builtins
+import dis
 import functools
 import importlib
 import io
 import math
+import os
 import re
 import string
 import sys
 import time
+import traceback
 import types
 from collections.abc import Iterable, Iterator
 from typing import Any
 
 import numpy as np
 import torch
+import torch.fx.traceback
 from numpy._pytesttester import PytestTester
 
 from explorer import sandbox
@@ -31,6 +39,7 @@ from explorer.limits import LimitExceeded, Limits, LoopLimit, NumberLimit
 from explorer.sandbox import BLOCKED_ATTRS, Refused
 
 USER_MODULE = "__main__"  # a program's `__name__`, and its classes' `__module__`
+PROGRAM_FILE = "<program>"  # the file name a program is compiled under (explorer.execute)
 MAX_INT_BITS = 1_000_000  # about 300,000 decimal digits
 
 SAFE_ROOTS = ("torch", "numpy", "math", "random")
@@ -71,8 +80,16 @@ DANGEROUS_PARTS = frozenset({
     "throughput_benchmark", "_dynamo", "_inductor", "compiler", "_higher_order_ops", "_ops",
     "ao", "quantization", "gds", "profiler", "tensorboard", "model_zoo", "bottleneck",
     "mobile_optimizer", "bundled_inputs", "file_baton", "hipify", "show_pickle", "ctypeslib",
-    "f2py", "npyio", "format", "distutils", "xeon", "run_cpu", "_pytesttester",
+    "f2py", "npyio", "format", "distutils", "xeon", "run_cpu", "_pytesttester", "datapipes",
+    "cpp_backtrace",
 })
+# Calls that import a module or run code by a name or text. Library code that makes one with
+# anything but a constant (`__import__(module)` in `np.info` and `np.lib.add_newdoc`,
+# `loader.exec_module` in numpy.distutils) imports or runs whatever a program names.
+RUNS_BY_NAME = frozenset({"__import__", "import_module", "exec_module", "load_module",
+                          "run_path", "run_module", "exec", "eval", "spec_from_file_location",
+                          "resolve_name"})
+NAME_LOADS = frozenset({"LOAD_GLOBAL", "LOAD_NAME", "LOAD_ATTR", "LOAD_METHOD"})
 # Whole modules refused although their part names are harmless elsewhere: numpy's test
 # helpers run code from strings (`runstring`); torch.testing (`assert_close`) stays.
 BLOCKED_MODULES = ("numpy.testing", "numpy._pytesttester")
@@ -84,14 +101,6 @@ SETTABLE_MODULES = frozenset({"torch.backends.cudnn", "torch.backends.cuda.matmu
 STORAGES = (torch._C.StorageBase, torch.TypedStorage)
 # The tensor types `torch.set_default_tensor_type` may name; any other string is imported.
 TENSOR_TYPE_NAME = re.compile(r"torch(\.cuda)?\.[A-Za-z]+Tensor")
-
-
-class SavedTensorHooks:
-    """Whether the program has used saved-tensor hooks (`saved_tensors_hooks`, `save_on_cpu`,
-    a `_raw_saved_*` tensor's `register_hooks`): from then on a saved tensor is never read,
-    as reading it would call the program's unpack hook."""
-
-    used = False
 
 
 class Output(io.StringIO):
@@ -136,7 +145,8 @@ class Guards:
         """Fresh globals for one run: safe builtins, torch, np, math and the guards."""
         safe = {name: getattr(builtins, name) for name in SAFE_BUILTINS}
         safe.update(print=self.print, pow=self.pow, type=_type, format=format, getattr=_getattr,
-                    __build_class__=_build_class, __import__=_library_import)
+                    setattr=_setattr, delattr=_delattr, __build_class__=_build_class,
+                    __import__=_library_import)
         return {
             "__builtins__": safe, "__name__": USER_MODULE,
             "torch": torch, "np": np, "math": math,
@@ -184,21 +194,37 @@ def _type(obj: Any, *rest: Any) -> type:
 
 def _getattr(obj: Any, name: str, *default: Any) -> Any:
     """`getattr(obj, name[, default])`, checked like `obj.name` written in the program."""
-    if not isinstance(name, str):
-        raise TypeError("attribute name must be string")
-    sandbox.check_attr(name, None)
+    _checked(name)
     try:
-        return _attr(obj, name)
+        return _format(obj, name) if name in sandbox.FORMAT_METHODS else _attr(obj, name)
     except AttributeError:
         if default:
             return default[0]
         raise
 
 
+def _setattr(obj: Any, name: str, value: Any) -> None:
+    """`setattr(obj, name, value)`, checked like `obj.name = value` written in the program."""
+    name = _checked(name, store=True)  # the name first, as the static check would
+    setattr(_settable(obj), name, value)
+
+
+def _delattr(obj: Any, name: str) -> None:
+    """`delattr(obj, name)`, checked like `del obj.name` written in the program."""
+    name = _checked(name, store=True)
+    delattr(_settable(obj), name)
+
+
+def _checked(name: Any, store: bool = False) -> str:
+    """An attribute name given as a string, checked like one written in the program."""
+    if not isinstance(name, str):
+        raise TypeError(f"attribute name must be string, not '{type(name).__name__}'")
+    sandbox.check_attr(name, None, store=store)
+    return name
+
+
 def _attr(obj: Any, name: str) -> Any:
     """Load `obj.name`, refusing any module, builtin or frame outside the sandbox."""
-    if name.startswith("_raw_saved_"):  # it can be given hooks: see explorer.graph
-        SavedTensorHooks.used = True
     value = getattr(obj, name)
     if isinstance(value, types.ModuleType):
         if _outside(value.__name__, module=True):
@@ -218,7 +244,68 @@ def _attr(obj: Any, name: str) -> Any:
         origin = getattr(value, "__module__", None)
         if isinstance(origin, str) and _outside(origin, module=False):
             raise Refused(None, f"`.{name}` leads to `{origin}`, which is outside the sandbox")
+        if _runs_by_name(value):
+            raise Refused(None, f"`.{name}` imports modules or runs code by a name it is given, "
+                                "which this sandbox does not allow")
     return value
+
+
+def _runs_by_name(value: Any) -> bool:
+    """Whether library code behind `value` (a function, a method, what a class runs when it is
+    called) imports a module or runs code by a name it is given."""
+    if isinstance(value, type):
+        return any(_runs_by_name(getattr(value, method, None))
+                   for method in ("__new__", "__init__", "__call__"))
+    if isinstance(value, types.MethodType):
+        value = value.__func__
+    return isinstance(value, types.FunctionType) and _function_runs_by_name(value)
+
+
+@functools.lru_cache(maxsize=4096)
+def _function_runs_by_name(func: types.FunctionType) -> bool:
+    """`_runs_by_name` for a Python function: its own code, the functions it wraps or closes
+    over, and the private helpers of its module it names (`np.info` calls `_makenamedict`)."""
+    seen: set[types.FunctionType] = set()
+    todo = [func]
+    while todo:
+        f = todo.pop()
+        if f in seen:
+            continue
+        seen.add(f)
+        codes = list(_codes(f.__code__))
+        if any(_calls_by_name(code) for code in codes):
+            return True
+        helpers = [getattr(f, "__wrapped__", None), *map(_contents, f.__closure__ or ()),
+                   *(f.__globals__.get(n) for code in codes for n in code.co_names
+                     if n.startswith("_"))]
+        todo += [h for h in helpers if isinstance(h, types.FunctionType)]
+    return False
+
+
+def _codes(code: types.CodeType) -> Iterator[types.CodeType]:
+    """`code` and the code of the functions, lambdas and comprehensions inside it."""
+    yield code
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            yield from _codes(const)
+
+
+def _contents(cell: types.CellType) -> Any:
+    try:
+        return cell.cell_contents
+    except ValueError:  # a variable not yet bound
+        return None
+
+
+def _calls_by_name(code: types.CodeType) -> bool:
+    """Whether `code` loads one of RUNS_BY_NAME and then anything but a constant (its first
+    argument, when it calls it)."""
+    if RUNS_BY_NAME.isdisjoint(code.co_names):
+        return False
+    steps = [i for i in dis.get_instructions(code) if i.opname not in ("PUSH_NULL", "NOP")]
+    return any(step.opname in NAME_LOADS and step.argval in RUNS_BY_NAME
+               and (after is None or after.opname != "LOAD_CONST")
+               for step, after in zip(steps, [*steps[1:], None], strict=True))
 
 
 @functools.cache
@@ -325,3 +412,33 @@ def _build_class(func: Any, name: str, *bases: Any, **kwargs: Any) -> type:
                             "torch.nn.Module, a Dataset or a class of the program")
     return builtins.__build_class__(func, name, *bases, **kwargs)
 
+
+# Where installed libraries live, longest first: a frame in one of their files is named from
+# there (`torch/nn/modules/module.py`). The explorer's own frames are left out.
+LIBRARY_DIRS = sorted({os.path.join(os.path.dirname(path), "") for path in (
+    os.path.dirname(torch.__file__), os.path.dirname(np.__file__), os.__file__)},
+    key=len, reverse=True)
+EXPLORER_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "")
+
+
+def _module_repr(module: types.ModuleType) -> str:
+    """A module's repr, `<module 'torch'>`: where it is installed is the server's business."""
+    return f"<module {getattr(module, '__name__', '?')!r}>"
+
+
+def _program_stack() -> list[str]:
+    """The stack anomaly mode keeps with each new node (`metadata["traceback_"]`), as plain
+    Python shows a script's: from the program's first frame on, without the explorer's."""
+    frames = traceback.extract_stack()
+    first = next((i for i, f in enumerate(frames) if f.filename == PROGRAM_FILE), len(frames))
+    kept = [f for f in frames[first:] if not f.filename.startswith(EXPLORER_DIR)]
+    for frame in kept:
+        frame.filename = next((frame.filename[len(d):] for d in LIBRARY_DIRS
+                               if frame.filename.startswith(d)), frame.filename)
+    return traceback.format_list(kept)
+
+
+# Both are looked up on their modules at each use: Python's module repr, and the stack
+# torch's anomaly mode (C++) asks `torch.fx.traceback` for.
+importlib._bootstrap._module_repr = _module_repr  # type: ignore[attr-defined]
+torch.fx.traceback.format_stack = _program_stack

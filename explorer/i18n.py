@@ -92,9 +92,9 @@ TEXT: dict[str, dict[str, str]] = {
         "zh": "链接中有部分内容无法使用，已忽略：{names}。",
     },
     "link_device": {
-        "en": "This link asks for the device `{device}`, which this server does not have: "
+        "en": "This link asks for the device {device}, which this server does not have: "
               "programs run on the CPU.",
-        "zh": "这个链接要求使用设备 `{device}`，但本服务器没有：程序在 CPU 上运行。",
+        "zh": "这个链接要求使用设备 {device}，但本服务器没有：程序在 CPU 上运行。",
     },
     "sandbox_note": {
         "en": "Programs run in a sandbox: torch, numpy (np) and math are available; files, "
@@ -218,6 +218,12 @@ TEXT: dict[str, dict[str, str]] = {
     "laying_out": {"en": "Laying out the graph…", "zh": "正在排布计算图……"},
     "layout_failed": {"en": "The graph could not be drawn: {reason}",
                       "zh": "无法绘制计算图：{reason}"},
+    "layout_too_big": {
+        "en": "it has {count:,} nodes and edges, more than the {cap:,} that can be laid out "
+              "here. Draw it for fewer variables, or leave long chains collapsed.",
+        "zh": "它有 {count:,} 个节点和边，超过了这里能排版的 {cap:,} 个。请少选几个变量来画，"
+              "或保持长链折叠。",
+    },
     "cause_hidden": {"en": "the details are in the server's log",
                      "zh": "详细原因记录在服务器日志中"},
     "hosted_note": {
@@ -289,15 +295,15 @@ TEXT: dict[str, dict[str, str]] = {
     "vjp_explain": {
         "en": "y is a vector, so backward needs a vector v of the same shape. The engine never "
               "builds the Jacobian J = ∂y/∂x: it computes vᵀJ directly, node by node (the steps "
-              "above), and that is what lands in each leaf's .grad. J itself is not shown: "
+              "above), and adds it to each leaf's .grad. J itself is not shown: "
               "building it would take one more backward pass per element of y, and your "
               "program's hooks would see every one.",
         "zh": "y 是向量，所以 backward 需要一个同形状的向量 v。引擎从不构造雅可比矩阵 "
-              "J = ∂y/∂x：它逐个节点直接计算 vᵀJ（即上面的各步），结果就是写进每个叶子 .grad 的"
-              "值。这里不列出 J 本身：构造它需要对 y 的每个元素再做一次反向传播，而你程序里的 "
+              "J = ∂y/∂x：它逐个节点直接计算 vᵀJ（即上面的各步），并把结果加到每个叶子的 .grad 上。"
+              "这里不列出 J 本身：构造它需要对 y 的每个元素再做一次反向传播，而你程序里的 "
               "hook 会看到每一次。",
     },
-    "vjp_result": {"en": "vᵀJ = {leaf}.grad", "zh": "vᵀJ = {leaf}.grad"},
+    "vjp_result": {"en": "vᵀJ, added to {leaf}.grad", "zh": "vᵀJ（加到 {leaf}.grad 上）"},
     # ---- devices page (pages/4_Devices.py, explorer/devices.py) ----
     "devices_page": {"en": "Devices", "zh": "设备"},
     "devices_intro": {
@@ -391,9 +397,9 @@ TEXT: dict[str, dict[str, str]] = {
         "zh": "它们的元素位于不同的地址：改变一个不会影响另一个。",
     },
     "numpy_devices": {
-        "en": "`{left}` is on {a} and `{right}` on {b}: memory on different devices is never "
+        "en": "{left} is on {a} and {right} on {b}: memory on different devices is never "
               "shared (NumPy arrays live in CPU memory).",
-        "zh": "`{left}` 在 {a} 上，`{right}` 在 {b} 上：不同设备上的内存从不共享"
+        "zh": "{left} 在 {a} 上，{right} 在 {b} 上：不同设备上的内存从不共享"
               "（NumPy 数组总在 CPU 内存中）。",
     },
     "numpy_address": {

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from explorer.markdown import code_span
+from explorer.markdown import code_span, plain
 from explorer.trace import Variables
 
 
@@ -24,18 +24,19 @@ def _short(values: Any) -> str:
 
 
 def variable_rows(now: Variables, before: Variables | None = None) -> list[dict[str, Any]]:
-    """One row per variable for the variables table; ● marks what this step changed."""
+    """One row per variable for the variables table (markdown: the run's words are shown as
+    words); ● marks what this step changed."""
     rows = []
     for name, info in now.items():
         changed = before is not None and before.get(name) != info
         rows.append({
-            "name": f"● {name}" if changed else name,  # identifiers: safe as markdown
-            "type": _type(info),
-            "dtype": str(info.get("dtype", "")).removeprefix("torch."),
-            "device": info.get("device", ""),
+            "name": f"● {plain(name)}" if changed else plain(name),
+            "type": plain(_type(info)),  # a class's name is the program's to choose
+            "dtype": plain(str(info.get("dtype", "")).removeprefix("torch.")),
+            "device": plain(info.get("device", "")),
             "requires_grad": _flag(info.get("requires_grad")),
             "is_leaf": _flag(info.get("is_leaf")),
-            "grad_fn": info.get("grad_fn") or "",
+            "grad_fn": plain(info.get("grad_fn") or ""),
             "_version": info.get("version"),
             "value": code_span(preview(info.get("values"))),
             ".grad": "" if info.get("grad") is None else code_span(preview(info["grad"])),

@@ -29,6 +29,16 @@ class LayoutError(Exception):
     """graphviz could not lay out the graph (missing, failed, or too slow)."""
 
 
+class TooLarge(LayoutError):
+    """A graph with more nodes and edges than `dot` is given: refused before it runs."""
+
+    def __init__(self, statements: int) -> None:
+        super().__init__(f"the graph has {statements:,} nodes and edges, more than the "
+                         f"{MAX_STATEMENTS:,} that can be laid out here; draw it for fewer "
+                         "variables")
+        self.statements = statements
+
+
 def svg(dot: str, timeout_s: float = LAYOUT_TIMEOUT_S) -> str:
     """The SVG graphviz draws for `dot`."""
     with _drawn_lock:
@@ -42,8 +52,11 @@ def png(dot: str, timeout_s: float = LAYOUT_TIMEOUT_S) -> bytes:
 
 
 def _draw(dot: str, formats: list[str], timeout_s: float) -> bytes:
-    """graphviz's drawing of `dot`; a graph that failed once (too big, too slow, refused)
-    fails again at once, without `dot`."""
+    """graphviz's drawing of `dot`; a graph too big fails before `dot` runs, and one that
+    failed once (too slow, refused) fails again at once, without `dot`."""
+    statements = dot.count("\n\t")
+    if statements > MAX_STATEMENTS:
+        raise TooLarge(statements)
     with _drawn_lock:
         failed = _failed.get(hash(dot))
     if failed is not None:
@@ -62,11 +75,6 @@ def _run_dot(dot: str, formats: list[str], timeout_s: float) -> bytes:
     binary = shutil.which("dot")
     if binary is None:
         raise LayoutError("graphviz's `dot` is not installed (Debian: apt-get install graphviz)")
-    statements = dot.count("\n\t")
-    if statements > MAX_STATEMENTS:
-        raise LayoutError(f"the graph has {statements:,} nodes and edges, more than the "
-                          f"{MAX_STATEMENTS:,} that can be laid out here; draw it for fewer "
-                          "variables")
     try:
         done = subprocess.run([binary, *(f"-T{fmt}" for fmt in formats)], input=dot.encode(),
                               capture_output=True, timeout=timeout_s, check=False)

@@ -20,7 +20,7 @@ MODULES = frozenset({
     "torch.optim", "torch.linalg", "torch.fft", "torch.special", "torch.cuda",
     "torch.distributions", "torch.func", "torch.autograd.forward_ad", "torch.autograd.function",
     "torch.nn.utils", "torch.utils.data", "torch.testing", "numpy", "numpy.linalg",
-    "numpy.random", "math", "random", "time", "__future__",
+    "numpy.random", "numpy.lib.stride_tricks", "math", "random", "time", "__future__",
 })
 
 # Private names that teach something and give no reach: a tensor's version counter, its
@@ -43,8 +43,7 @@ BLOCKED_ATTRS = frozenset({
     "package", "onnx", "export", "profiler", "profiler_legacy", "jiterator", "_C",
     "share_memory_", "share_memory", "from_buffer", "set_per_process_memory_fraction",
     "memory_snapshot", "nvtx", "overrides", "prepare_multiprocessing_environment",
-    "runstring", "rundocs", "as_strided", "info", "add_newdoc", "PyTorchFileReader",
-    "PyTorchFileWriter",
+    "as_strided", "PyTorchFileReader", "PyTorchFileWriter",
     "serialization", "gds", "cudart", "CUDAPluggableAllocator", "XPUPluggableAllocator",
     "change_current_allocator", "compile_shader",
     # more threads than the pool gave this run would take cores from every other run
@@ -54,6 +53,9 @@ BLOCKED_ATTRS = frozenset({
     "gi_yieldfrom", "cr_frame", "cr_code", "ag_frame", "ag_code", "tb_frame", "tb_next",
     "co_code", "func_globals", "mro", "storage", "untyped_storage", "set_",
 })
+
+# String methods whose fields walk attributes from inside the string: "{0.__class__}".
+FORMAT_METHODS = frozenset({"format", "format_map"})
 
 # Dunder attributes that are plain strings and teach something (`torch.__version__`).
 ALLOWED_DUNDER_ATTRS = frozenset({"__version__", "__name__", "__doc__", "__class__"})
@@ -85,10 +87,11 @@ REASONS = {
     ast.Match: "`match` statements are outside the teaching subset",
 }
 
-# Builtins that run code from strings, open files or reach attributes by name. They are not
-# in a program's namespace; naming them gets this clear refusal rather than a NameError.
-ESCAPE_NAMES = frozenset({"exec", "eval", "compile", "open", "setattr", "delattr",
-                          "vars", "globals", "locals", "breakpoint", "memoryview"})
+# Builtins that run code from strings, open files or reach a namespace or raw memory. They are
+# not in a program's namespace; naming them gets this clear refusal rather than a NameError.
+# (`getattr`, `setattr` and `delattr` are there, checked like a written attribute.)
+ESCAPE_NAMES = frozenset({"exec", "eval", "compile", "open", "vars", "globals", "locals",
+                          "breakpoint", "memoryview"})
 
 # Longer programs are refused before parsing: a lesson is a page of code, not megabytes.
 MAX_CODE_CHARS = 100_000
@@ -160,15 +163,18 @@ def _parse_full_width(code: str, error: SyntaxError) -> ast.Module:
 def _check_name(name: str, line: int) -> None:
     if name in ESCAPE_NAMES:
         raise Refused(line, f"`{name}` is not available in the sandbox: a program may not run "
-                            "code from strings, open files or reach attributes by name")
+                            "code from strings, open files or reach a namespace")
     if name.startswith("__ae_"):
         raise Refused(line, f"the name `{name}` is reserved by the explorer")
     if name.startswith("__") and name.endswith("__") and name not in ALLOWED_DUNDER_NAMES:
         raise Refused(line, f"dunder names such as `{name}` are outside the sandbox")
 
 
-def check_attr(attr: str, line: int | None) -> None:
-    """Refuse an attribute name outside the sandbox (at `line`, or at run time)."""
+def check_attr(attr: str, line: int | None, *, store: bool = False) -> None:
+    """Refuse an attribute name outside the sandbox (at `line`, or at run time), to read or,
+    with `store`, to set or delete."""
+    if store and attr.startswith("__"):
+        raise Refused(line, f"`.{attr}` may be read, not changed")
     if attr in ALLOWED_DUNDER_ATTRS:
         return
     if attr in BLOCKED_ATTRS:
@@ -198,10 +204,9 @@ class _Checker(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
-        if not isinstance(node.ctx, ast.Load) and node.attr.startswith("__"):
-            raise Refused(node.lineno, f"`.{node.attr}` may be read, not changed")
-        if not (node.attr == "__init__" and _is_super_call(node.value)):
-            check_attr(node.attr, node.lineno)
+        store = not isinstance(node.ctx, ast.Load)
+        if store or not (node.attr == "__init__" and _is_super_call(node.value)):
+            check_attr(node.attr, node.lineno, store=store)
         self.generic_visit(node)
 
     def visit_keyword(self, node: ast.keyword) -> None:
@@ -289,8 +294,7 @@ class _Rewriter(ast.NodeTransformer):
         if isinstance(node.ctx, ast.Store | ast.Del):
             node.value = ast.copy_location(_call("settable", node.value), node.value)
             return node
-        # str.format can walk attributes from inside the string: "{0.__class__}".
-        guard = "format" if node.attr in ("format", "format_map") else "attr"
+        guard = "format" if node.attr in FORMAT_METHODS else "attr"
         return ast.copy_location(_call(guard, node.value, ast.Constant(node.attr)), node)
 
     def visit_BinOp(self, node: ast.BinOp) -> ast.AST:

@@ -18,7 +18,19 @@ import torch
 
 from explorer.guards import USER_MODULE
 
-_repr = reprlib.Repr()
+
+class _Repr(reprlib.Repr):
+    """reprlib's short repr, which never runs a `__repr__` (or `extra_repr`) the program wrote:
+    that is the program's code, and describing a value must not run it (it may print)."""
+
+    def repr_instance(self, x: Any, level: int) -> str:
+        if any(c.__module__ == USER_MODULE and ("__repr__" in vars(c) or "extra_repr" in vars(c))
+               for c in type(x).__mro__):
+            return f"<{type(x).__name__} object>"
+        return super().repr_instance(x, level)
+
+
+_repr = _Repr()
 _repr.maxstring = _repr.maxother = 200
 _repr.maxlist = _repr.maxtuple = _repr.maxdict = _repr.maxset = 20
 
@@ -38,7 +50,14 @@ def snapshot(namespace: dict[str, Any], cap: int) -> dict[str, dict[str, Any]]:
 def describe(value: Any, cap: int) -> dict[str, Any] | None:
     """Plain data for one value, or None for what is not the program's own (modules...)."""
     if isinstance(value, torch.Tensor):
-        return _tensor(value, cap)
+        try:
+            return _tensor(value, cap)
+        except RuntimeError as error:  # a nested tensor has no sizes: what can be told
+            return {"kind": "tensor", "shape": [], "dtype": str(value.dtype),
+                    "device": str(value.device), "requires_grad": value.requires_grad,
+                    "is_leaf": value.is_leaf, "grad_fn": None, "version": None, "numel": 0,
+                    "is_view": False, "retains_grad": False, "grad": None, "truncated": True,
+                    "values": f"<values unavailable: {type(error).__name__}>"}
     if isinstance(value, np.ndarray):
         return _array(value, cap)
     if isinstance(value, bool | int | float | complex | np.number | np.bool_):
@@ -79,9 +98,13 @@ def _tensor(t: torch.Tensor, cap: int) -> dict[str, Any]:
         "retains_grad": t.retains_grad,
     }
     if t.layout == torch.strided and t.device.type != "meta":
-        strides = list(t.stride())
-        info.update(strides=strides, data_ptr=t.data_ptr(),
-                    memory=_extent(t.data_ptr(), list(t.shape), strides, t.element_size()))
+        try:
+            strides, ptr = list(t.stride()), t.data_ptr()
+        except RuntimeError:  # no storage: a tensor that escaped from vmap...
+            pass
+        else:
+            info.update(strides=strides, data_ptr=ptr,
+                        memory=_extent(ptr, list(t.shape), strides, t.element_size()))
     info["values"], info["truncated"] = tensor_values(t, cap)
     with warnings.catch_warnings():  # reading .grad of a non-leaf warns; the lesson shows it
         warnings.simplefilter("ignore")

@@ -12,11 +12,11 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from explorer.explain import explain
+from explorer.limits import Limits
+from explorer.validate import BadResult, trace_fields
+from explorer.wire import BadAnswer, decode
 
 Variables = dict[str, dict[str, Any]]
-MAX_LINES = 200  # warnings or notes a page lists
-MAX_LINE = 2_000  # characters of one of them, or of an error's type
-MAX_MESSAGE = 20_000  # characters of an error message
 
 
 @dataclass
@@ -61,24 +61,27 @@ class Trace:
         return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
 
     @classmethod
-    def from_json(cls, text: str | bytes) -> Trace:
-        return cls.from_dict(json.loads(text))
+    def from_json(cls, text: str | bytes, limits: Limits | None = None) -> Trace:
+        """The Trace `text` holds (see from_dict); a BadResult error Trace if it is none."""
+        try:
+            data = decode(text.encode(errors="replace") if isinstance(text, str) else text)
+        except BadAnswer as error:
+            return refused(str(error))
+        return cls.from_dict(data, limits)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Trace:
-        """The Trace `data` describes. From a run it is untrusted: the lists a page shows in
-        full are capped, messages cut, and the explanation made anew here from the error."""
-        data = dict(data)
-        data.pop("graph")
-        steps = [Step(**step) for step in data.pop("steps")]
-        for name in ("warnings", "notes"):
-            data[name] = [str(line)[:MAX_LINE] for line in data.get(name, [])[:MAX_LINES]]
-        if data.get("error"):
-            kind = str(data["error"]["type"])[:MAX_LINE]
-            message = str(data["error"]["message"])[:MAX_MESSAGE]
-            line = data["error"]["line"]
-            data["error"] = error_info(kind, message, line if isinstance(line, int) else None)
-        return cls(**data, steps=steps)
+    def from_dict(cls, data: dict[str, Any], limits: Limits | None = None) -> Trace:
+        """The Trace `data` describes, checked against what a run under `limits` sends
+        (explorer.validate); an answer no run makes is a BadResult error Trace. The error's
+        explanation is made anew here from its type and message."""
+        try:
+            fields = trace_fields(data, limits or Limits())
+        except BadResult as error:
+            return refused(str(error))
+        if fields.get("error"):
+            error = fields["error"]
+            fields["error"] = error_info(error["type"], error["message"], error["line"])
+        return cls(**fields | {"steps": [Step(**step) for step in fields.get("steps", [])]})
 
     def step_at(self, index: int) -> Step | None:
         """The step at `index`, clamped into range; None when nothing ran."""
@@ -95,3 +98,10 @@ def failure(kind: str, message: str, line: int | None = None, **extra: Any) -> T
 def error_info(kind: str, message: str, line: int | None) -> dict[str, Any]:
     """The `error` field: PyTorch's or Python's own words plus a plain-language explanation."""
     return {"type": kind, "message": message, "line": line, "explanation": explain(kind, message)}
+
+
+def refused(why: str, **extra: Any) -> Trace:
+    """A Trace for an answer no run makes (explorer.wire.BadAnswer, explorer.validate's
+    BadResult): none of it is shown, only `why`."""
+    return failure("BadResult", f"The run sent back an answer the explorer does not accept: "
+                   f"{why}. Nothing of it is shown.", **extra)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from html import escape
 from typing import Any
 
 import plotly.graph_objects as go
@@ -54,7 +55,7 @@ def grad_norm_figure(losses: list[dict[str, Any]], title: str = "gradient norms"
         points = [(s["call"], s["grad_norms"][name]) for s in losses
                   if s["grad_norms"].get(name, 0) > 0]
         fig.add_trace(go.Scatter(x=[p[0] for p in points], y=[p[1] for p in points],
-                                 mode="lines", name=f"‖{name}.grad‖"))
+                                 mode="lines", name=f"‖{escape(name)}.grad‖"))
     fig.update_layout(height=height, margin={"l": 10, "r": 10, "t": 30, "b": 10},
                       title=title, xaxis_title=axis, yaxis_type="log")
     return fig

@@ -35,8 +35,9 @@ import explorer
 from explorer import box, confine
 from explorer.hosting import settings
 from explorer.limits import Limits, time_message
-from explorer.trace import Trace, failure
-from explorer.wire import TooLarge, decode, job_message, recv, send
+from explorer.trace import Trace, failure, refused
+from explorer.validate import BadResult, progress
+from explorer.wire import BadAnswer, TooLarge, decode, job_message, recv, send
 
 STARTUP_S = 120.0  # importing PyTorch on a cold machine
 GRACE_S = 1.0  # past the time limit, the child's own clock had its chance: kill it
@@ -133,15 +134,17 @@ class WorkerPool:
                 while True:  # progress updates, then the Trace
                     message = decode(recv(conn, MAX_RESULT_BYTES))
                     if "progress" not in message:
-                        return Trace.from_dict(message)
+                        return Trace.from_dict(message, limits)
                     if on_progress is not None:
-                        on_progress(message["progress"])
+                        on_progress(progress(message["progress"]))
             except TooLarge as error:
                 return failure("MemoryLimit", f"The run's record (variables, graphs and "
                                f"backward steps) came to {error.size / 2**20:,.0f} MiB, more "
                                f"than the {MAX_RESULT_BYTES >> 20} MiB a run may send back. "
                                "Smaller graphs, fewer backward calls or fewer top-level "
                                "statements help.", device=device)
+            except (BadAnswer, BadResult) as error:
+                return refused(str(error), device=device)
             except (OSError, ValueError, TypeError, KeyError):
                 late = time.monotonic() > started + limits.time_s + GRACE_S
                 if late or (watchdog is not None and watchdog.fired):
@@ -152,8 +155,8 @@ class WorkerPool:
                                device=device)
             finally:
                 if watchdog is not None:
-                    watchdog.stop()
-                shutil.rmtree(Path(self._dir.name) / place, ignore_errors=True)
+                    watchdog.stop()  # the child is gone: nothing writes into its directory
+                _remove(Path(self._dir.name) / place)
 
     def _zygote_died(self) -> bool:
         with self._lock:
@@ -308,9 +311,23 @@ class _Watchdog:
             self._conn.shutdown(socket.SHUT_RDWR)
 
     def stop(self) -> None:
+        """Kill the child, answered or not (an answer may be forged early), and wait until
+        it has ended."""
         self._timer.cancel()
         if self._process is not None:
+            with contextlib.suppress(OSError):
+                signal.pidfd_send_signal(self._process, signal.SIGKILL)
+            select.select([self._process], [], [], STARTUP_S)  # readable once it has ended
             os.close(self._process)
+
+
+def _remove(place: Path) -> None:
+    """Remove a run's directory, however deep the run made it: on Python 3.11
+    shutil.rmtree recurses, and coreutils' rm does not."""
+    try:
+        shutil.rmtree(place, ignore_errors=True)
+    except RecursionError:
+        subprocess.run(["rm", "-rf", "--", str(place)], check=False)
 
 
 _default: WorkerPool | None = None

@@ -86,7 +86,11 @@ def _child(conn: socket.socket, readable: list[str], gpus: list[str]) -> None:
 
 def enter(job: dict[str, Any], readable: list[str], gpus: list[str]) -> Limits:
     """Everything between a job's arrival and its program, in this order: threads, the
-    private directory, the lock (while this process has one thread), the limits."""
+    private directory, the lock (while this process has one thread), the limits. Standard
+    input becomes /dev/null: the zygote's pipe, reopened by /proc/self/fd/0, is writable."""
+    nothing = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(nothing, 0)
+    os.close(nothing)
     limits = Limits(**job["limits"])
     torch.set_num_threads(job["threads"])
     home = _private_dir(job["dir"])

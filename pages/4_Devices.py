@@ -35,7 +35,7 @@ st.subheader(text("devices_machine", lang()))
 st.container(key="devices-machine").table(devices.machine_rows(first, second, lang()))
 with st.expander(text("devices_probe_code", lang())):
     st.code(devices.PROBE, language="python")
-    st.caption(text("ran_in", lang(), device=first.device, threads=first.threads,
+    st.caption(text("ran_in", lang(), device=plain(first.device), threads=first.threads,
                     ms=first.elapsed_ms))
 
 left, right = st.columns(2, gap="large")
@@ -55,7 +55,7 @@ with left:
               on_click=lambda: st.session_state.pop(timing_key, None))
     with st.expander(text("devices_timing_code", lang())):
         st.code(devices.TIMING, language="python")
-        st.caption(text("ran_in", lang(), device=timing.device, threads=timing.threads,
+        st.caption(text("ran_in", lang(), device=plain(timing.device), threads=timing.threads,
                         ms=timing.elapsed_ms))
 with right:
     st.subheader(text("devices_seed_title", lang()))

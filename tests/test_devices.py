@@ -231,7 +231,7 @@ def test_a_machine_without_a_gpu_says_why(probed: tuple[Trace, Trace]) -> None:
     elif torch.version.cuda is None:
         assert reason == "This PyTorch is a CPU-only build (`torch.version.cuda` is None)."
     else:
-        assert f"CUDA {torch.version.cuda}" in reason
+        assert f"CUDA `{torch.version.cuda}`" in reason
 
 
 def test_the_timing_program_times_cpu_and_gpu_where_present(timing: Trace) -> None:

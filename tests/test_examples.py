@@ -13,16 +13,11 @@ Three kinds of check:
 from __future__ import annotations
 
 import ast
-import json
-import os
 import re
-import subprocess
 import sys
 import textwrap
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -32,57 +27,11 @@ if str(ROOT) not in sys.path:
 
 from explorer.examples import EXAMPLES, Example, by_key  # noqa: E402
 from explorer.worker import default_pool  # noqa: E402
+from tests.plain import PlainRun, run_plain, without_addresses  # noqa: E402
 
 SEEDS = ("000", "001", "002", "003", "004")
 ALLOWED_IMPORTS = {"torch", "numpy", "math", "torch.nn.functional"}
 ALLOWED_FROM_IMPORTS = {"__future__": {"print_function"}, "torch.autograd": {"Function"}}
-SUBPROCESS_TIMEOUT = 300
-
-# Reads a JSON list of programs on stdin, imports torch once, and runs each program in a
-# fresh forked process with plain ``exec``, seeded the way the app seeds its runs and with the
-# worker's thread count (argv[1]: MKL's float sums depend on it). Prints a
-# JSON list of {returncode, stdout, stderr, result} in the same order.
-_DRIVER = textwrap.dedent(
-    """
-    import json, os, random, sys, tempfile, traceback
-    import numpy, torch
-    torch.set_num_threads(int(sys.argv[1]))
-
-    def run(source, out, err):
-        os.dup2(out.fileno(), 1)
-        os.dup2(err.fileno(), 2)
-        sys.stdout = open(1, "w", closefd=False)
-        torch.manual_seed(0)
-        numpy.random.seed(0)
-        random.seed(0)
-        result = {"ok": True, "type": None, "message": None, "line": None}
-        try:
-            exec(compile(source, "<example>", "exec"), {"__name__": "__main__"})
-        except Exception as exc:
-            frames = traceback.extract_tb(exc.__traceback__)
-            lines = [frame.lineno for frame in frames if frame.filename == "<example>"]
-            result = {"ok": False, "type": type(exc).__name__, "message": str(exc),
-                      "line": lines[-1] if lines else None}
-        sys.stdout.flush()
-        return result
-
-    runs = []
-    for source in json.load(sys.stdin):
-        with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err, \\
-                tempfile.TemporaryFile("w+") as res:
-            pid = os.fork()
-            if pid == 0:
-                res.write(json.dumps(run(source, out, err)))
-                res.flush()
-                os._exit(0)
-            _, status = os.waitpid(pid, 0)
-            out.seek(0), err.seek(0), res.seek(0)
-            text = res.read()
-            runs.append({"returncode": os.waitstatus_to_exitcode(status), "stdout": out.read(),
-                         "stderr": err.read(), "result": json.loads(text) if text else None})
-    json.dump(runs, sys.__stdout__)
-    """
-)
 
 # Outputs printed in the notes themselves (seed 003's notebook, seed 001's well-known values)
 # for programs whose output does not depend on random numbers.
@@ -106,17 +55,6 @@ NOTE_OUTPUTS = {
 }
 
 
-@dataclass(frozen=True)
-class PlainRun:
-    """What one example did under plain PyTorch in a fresh interpreter."""
-
-    returncode: int
-    stdout: str
-    stderr: str
-    result: dict[str, Any] | None
-    """The driver's report: ok, type, message, line (None if the driver never got there)."""
-
-
 def shows_uninitialised_memory(code: str) -> bool:
     """True if the program makes a tensor with ``torch.empty(...)``.
 
@@ -127,13 +65,7 @@ def shows_uninitialised_memory(code: str) -> bool:
     return "torch.empty(" in code
 
 
-_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 _NUMBER = re.compile(r"[-+]?(?:nan|inf|(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?)", re.IGNORECASE)
-
-
-def without_addresses(stdout: str) -> str:
-    """Blank out object addresses (``<AddBackward0 object at 0x7f...>`` differs per process)."""
-    return _ADDRESS.sub(" at 0x?", stdout)
 
 
 def output_structure(stdout: str) -> list[str]:
@@ -152,15 +84,6 @@ def assert_same_output(expected: str, actual: str, *, uninitialised: bool) -> No
         assert output_structure(actual) == output_structure(expected)
     else:
         assert without_addresses(actual) == without_addresses(expected)
-
-
-def run_plain(codes: list[str], threads: int) -> list[PlainRun]:
-    """Run each program with plain ``exec``, each in a fresh process (torch imported once)."""
-    proc = subprocess.run([sys.executable, "-c", _DRIVER, str(threads)], input=json.dumps(codes),
-                          capture_output=True, text=True, encoding="utf-8",
-                          env=dict(os.environ, PYTHONIOENCODING="utf-8"), cwd=ROOT,
-                          timeout=SUBPROCESS_TIMEOUT, check=True)
-    return [PlainRun(**run) for run in json.loads(proc.stdout)]
 
 
 @pytest.fixture(scope="session")

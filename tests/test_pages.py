@@ -157,7 +157,7 @@ def test_the_backward_page_shows_v_and_the_vjp_the_engine_wrote() -> None:
                                          "v = torch.tensor([0.1, 1.0, 0.0001])\ny.backward(v)\n")
     at.button(key="backward.run").click().run()
     assert not at.exception
-    assert "Vector–Jacobian product" in _text(at) and "vᵀJ = x.grad" in _text(at)
+    assert "Vector–Jacobian product" in _text(at) and "vᵀJ, added to x.grad" in _text(at)
     assert "one more backward pass per element" in _text(at)  # why J is not shown
     assert list(at.dataframe[-1].value.to_numpy().ravel()) == pytest.approx([0.1, 1.0, 0.0001])
     vjp = json.loads(at.code[-1].value)  # vᵀJ = 2x · v, as the engine wrote it

@@ -8,11 +8,22 @@ here is fast and needs no worker. Each refusal names its line and says why in pl
 from __future__ import annotations
 
 import ast
+import contextlib
+import functools
+import importlib.util
+import io
+import math
+import os
+import random
+import sys
+from collections.abc import Callable, Iterator
+from typing import Any
 
+import numpy as np
 import pytest
 import torch
 
-from explorer import sandbox
+from explorer import guards, sandbox
 from explorer.execute import execute
 from explorer.guards import Guards, Output
 from explorer.limits import Limits, LoopLimit
@@ -260,6 +271,26 @@ RUNTIME = [
     ("format-field-module", PRE + "'{0.os}'.format(torch)", "Refused", 3, "the module `os`"),
     ("str-subclass-format", PRE + "np.str_.format('{0.__class__}', 1)", "Refused", 3,
      "`str.format(...)`"),
+    ("getattr-format", PRE + "getattr('{0.os.environ}', 'format')(torch)", "Refused", 3,
+     "the module `os`"),
+    ("getattr-format-map", PRE + "getattr('{t.os}', 'format_map')({'t': torch})", "Refused", 3,
+     "the module `os`"),
+    ("getattr-super-format", PRE + "getattr(super(np.str_, np.str_('{0.sys.path}')), 'format')"
+     "(torch)", "Refused", 3, "the module `sys`"),
+    ("map-getattr-format", PRE + "list(map(getattr, ['{0.os}'], ['format']))[0](torch)",
+     "Refused", 3, "the module `os`"),
+    ("datapipes", PRE + "torch.utils.data.datapipes.iter.FileLister(['/'])", "Refused", 3,
+     "the module `torch.utils.data.datapipes`"),
+    ("datapipe-class", PRE + "torch.utils.data.IterDataPipe", "Refused", 3,
+     "`torch.utils.data.datapipes."),
+    ("cpp-backtrace", PRE + "torch.utils.get_cpp_backtrace()", "Refused", 3,
+     "`torch.utils.cpp_backtrace`"),
+    ("setattr-module", PRE + "setattr(torch.nn.functional, 'relu', print)", "Refused", 3,
+     "read-only"),
+    ("setattr-blocked", PRE + "setattr(x, 'storage', print)", "Refused", 3, "`.storage` " + FILES),
+    ("setattr-dunder", PRE + "setattr(x, '__class__', torch.nn.Parameter)", "Refused", 3,
+     "may be read, not changed"),
+    ("delattr-class", PRE + "delattr(torch.Tensor, 'add')", "Refused", 3, "read-only"),
     ("import-by-name", PRE + "torch.set_default_tensor_type('this.x')", "Refused", 3,
      "not a tensor type"),
     ("caught-refusal", PRE + "try:\n    torch.os\nexcept Exception:\n    pass", "Refused", 4,
@@ -378,3 +409,194 @@ def test_syntax_error_reports_its_line() -> None:
     assert trace.ok is False and trace.error is not None
     assert (trace.error["type"], trace.error["line"]) == ("SyntaxError", 3)
     assert trace.error["message"] == "invalid syntax"
+
+
+# --- library code that imports or runs code by name ---------------------------------------------
+
+BY_NAME = "imports modules or runs code by a name it is given"
+
+# numpy's helpers that import whatever module a program names, however they are reached.
+IMPORTERS = [
+    ("np.info", "np.info('x', toplevel='os')", "`.info` " + BY_NAME),
+    ("add_newdoc", "np.lib.add_newdoc('os', 'system', 'doc')", "`.add_newdoc` " + BY_NAME),
+    ("from-import", "from numpy import info", "`.info` " + BY_NAME),
+    ("getattr", "getattr(np, 'info')('x', toplevel='os')", "`.info` " + BY_NAME),
+    ("format-field", "'{0.info}'.format(np)", "`.info` " + BY_NAME),
+]
+
+
+@pytest.mark.parametrize(("code", "reason"), [pytest.param(*row[1:], id=row[0])
+                                              for row in IMPORTERS])
+def test_numpy_importers_are_refused(code: str, reason: str) -> None:
+    sandbox.prepare(code)  # what their code does refuses them, not their names
+    trace = run(code)
+    assert trace.error is not None and trace.error["type"] == "Refused", trace.error
+    assert reason in trace.error["message"]
+
+
+def _load(name: str) -> Any:
+    return importlib.import_module(name)
+
+
+def _exec_file(path: str) -> None:
+    spec = importlib.util.spec_from_file_location("torch.anything", path)
+    spec.loader.exec_module(importlib.util.module_from_spec(spec))  # type: ignore[union-attr]
+
+
+def fetch(name: str) -> Any:
+    """A library helper that imports by name through a private helper."""
+    return _load(name)
+
+
+def direct(name: str) -> Any:
+    return __import__(name)
+
+
+def runs_file(path: str) -> None:
+    _exec_file(path)
+
+
+@functools.wraps(direct)
+def wrapped(*args: Any) -> Any:
+    return direct(*args)
+
+
+def runs_text(text: str) -> Any:
+    return eval(text)
+
+
+def fixed() -> Any:
+    return importlib.import_module("math")  # a constant name: the library chooses it
+
+
+@pytest.fixture
+def planted(monkeypatch: pytest.MonkeyPatch) -> Callable[[Any], str]:
+    """Put a function into torch.nn.functional, as a library of tomorrow might ship it."""
+    def plant(function: Any) -> str:
+        monkeypatch.setattr(function, "__module__", "torch.nn.functional")
+        monkeypatch.setattr(torch.nn.functional, "helper", function, raising=False)
+        return "torch.nn.functional.helper"
+    return plant
+
+
+@pytest.mark.parametrize("helper", [fetch, direct, runs_file, wrapped, runs_text],
+                         ids=["private-helper", "direct", "runs-file", "wrapped", "runs-text"])
+def test_any_library_importer_is_refused_by_what_it_does(
+        helper: Any, planted: Callable[[Any], str]) -> None:
+    trace = run(f"{planted(helper)}('os')")
+    assert trace.error is not None, trace.stdout
+    assert trace.error["message"] == f"`.helper` {BY_NAME}, which this sandbox does not allow"
+
+
+def test_a_library_import_of_a_fixed_module_is_fine(planted: Callable[[Any], str]) -> None:
+    assert ok(f"print({planted(fixed)}().sqrt(4.0))").stdout == "2.0\n"
+
+
+# --- what the program shows: no path of the server's ----------------------------------------
+
+
+def test_a_module_is_shown_by_its_name() -> None:
+    trace = ok("import torch.nn as nn\nprint(torch)\nprint('%r' % torch.nn, '%s' % np)\n"
+               "print(repr(nn.functional), [math], f'{np.linalg!r}', '{}'.format(np.fft))\n"
+               "print(np.char.mod(np.array(['%r']), torch))\n")
+    assert trace.stdout == (
+        "<module 'torch'>\n<module 'torch.nn'> <module 'numpy'>\n<module "
+        "'torch.nn.functional'> [<module 'math'>] <module 'numpy.linalg'> <module 'numpy.fft'>"
+        "\n[\"<module 'torch'>\"]\n")
+
+
+@pytest.fixture
+def anomaly() -> Iterator[None]:
+    """Anomaly mode is a process-wide switch: leave it as it was."""
+    enabled = torch.is_anomaly_enabled()
+    yield
+    torch.autograd.set_detect_anomaly(enabled)
+
+
+def _files(stack: str) -> list[str]:
+    return [line.split('"')[1] for line in stack.splitlines() if line.startswith('  File "')]
+
+
+def test_anomaly_mode_keeps_the_programs_stack_not_the_servers(anomaly: None) -> None:
+    trace = ok("torch.autograd.set_detect_anomaly(True)\nlin = torch.nn.Linear(1, 1)\n"
+               "def f(x):\n    return lin(x)\ny = f(torch.ones(1))\n"
+               "print(''.join(y.grad_fn.metadata['traceback_']))\n")
+    files = _files(trace.stdout)
+    assert files[:2] == ["<program>", "<program>"]  # line 5, then f on line 4
+    assert files[2:] and all(f.startswith("torch/nn/modules/") for f in files[2:]), files
+    assert '"<program>", line 5, in <module>' in trace.stdout
+    assert '"<program>", line 4, in f' in trace.stdout
+    for place in (sys.prefix, os.path.dirname(guards.__file__)):
+        assert place not in trace.to_json()
+
+
+def test_an_anomaly_warning_names_the_program_line(anomaly: None) -> None:
+    trace = run("x = torch.zeros(1, requires_grad=True)\n"
+                "torch.autograd.set_detect_anomaly(True)\ny = (x / x).sum()\ny.backward()\n")
+    assert trace.error is not None and "returned nan values" in trace.error["message"]
+    stack = next(w for w in trace.warnings if "Traceback of forward call" in w)
+    assert _files(stack) == ["<program>"]
+    assert '"<program>", line 3, in <module>' in stack
+
+
+# --- what learners write runs as in plain PyTorch ----------------------------------------------
+
+LEARNER = {
+    "main-name": "print(__name__)\nif __name__ == '__main__':\n    print('main')\n",
+    "clip-grad-value": "w = torch.ones(3, requires_grad=True)\n"
+                       "(w * torch.tensor([1.0, -5.0, 10.0])).sum().backward()\n"
+                       "torch.nn.utils.clip_grad_value_([w], 2.0)\nprint(w.grad)\n"
+                       "v = torch.nn.utils.parameters_to_vector([w])\n"
+                       "torch.nn.utils.vector_to_parameters(v * 2, [w])\nprint(w)\n",
+    "training-loop": "from torch.utils.data import DataLoader, TensorDataset\n"
+                     "torch.manual_seed(0)\nxs = torch.linspace(-1, 1, 8).unsqueeze(1)\n"
+                     "loader = DataLoader(TensorDataset(xs, 3 * xs + 1), batch_size=4, "
+                     "shuffle=True)\nmodel = torch.nn.Linear(1, 1)\n"
+                     "opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+                     "for epoch in range(3):\n    for xb, yb in loader:\n"
+                     "        opt.zero_grad()\n"
+                     "        loss = torch.nn.functional.mse_loss(model(xb), yb)\n"
+                     "        loss.backward()\n"
+                     "        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n"
+                     "        opt.step()\n    print(epoch, round(loss.item(), 4))\n"
+                     "xb, yb = next(iter(loader))\nprint(xb.shape, type(loader).__name__)\n",
+    "own-attributes": "class Box:\n    def __init__(self):\n        self.info = 'kept'\n"
+                      "        self.test = 1\nb = Box()\n"
+                      "print(b.info, b.test, hasattr(b, 'info'))\n",
+    "getattr-format": "x = torch.ones(2)\nprint(getattr('{0.shape} {0.dtype}', 'format')(x))\n",
+    "generator-send": "def running():\n    total = 0\n    while True:\n"
+                      "        total += yield total\ng = running()\nnext(g)\n"
+                      "print(g.send(2), g.send(3))\n",
+    "cudnn-flags": "torch.backends.cudnn.deterministic = True\n"
+                   "torch.backends.cudnn.benchmark = False\n"
+                   "print(torch.backends.cudnn.deterministic, torch.backends.cudnn.benchmark)\n",
+    "class-names": "class Net(torch.nn.Module):\n    pass\n"
+                   "print(Net().__class__.__name__, torch.ones(1).__class__.__name__)\n",
+    "setattr-delattr": "import torch.autograd.forward_ad as fwAD\nfrom torch import nn\n"
+                       "torch.manual_seed(0)\nmodel = nn.Linear(3, 2)\n"
+                       "params = dict(model.named_parameters())\n"
+                       "with fwAD.dual_level():\n    for name, p in params.items():\n"
+                       "        delattr(model, name)\n"
+                       "        setattr(model, name, fwAD.make_dual(p, torch.ones_like(p)))\n"
+                       "    jvp = fwAD.unpack_dual(model(torch.ones(1, 3))).tangent\n"
+                       "print(jvp, hasattr(model, 'weight'))\n",
+    "sliding-window": "from numpy.lib.stride_tricks import sliding_window_view\n"
+                      "print(sliding_window_view(np.arange(4), 2).sum(axis=1))\n",
+}
+
+
+def plain(code: str) -> str:
+    """What `code` prints under plain `exec`, seeded as a run is."""
+    torch.manual_seed(0)
+    np.random.seed(0)
+    random.seed(0)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(code, "<program>", "exec"),  # noqa: S102 - the reference run
+             {"__name__": "__main__", "torch": torch, "np": np, "math": math})
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("key", LEARNER)
+def test_a_learners_program_prints_what_plain_pytorch_prints(key: str) -> None:
+    assert ok(LEARNER[key]).stdout == plain(LEARNER[key])

@@ -1,61 +1,162 @@
-"""What a run sends back is untrusted: the server bounds it, cleans it, draws the picture
-itself and shows the run's words as words. Each case is a forged answer, as a run that got
-past the sandbox could send."""
+"""What a run sends back is untrusted: the server decodes it with bounds, checks it against the
+Trace's schema, draws the picture itself and shows the run's words as words. Each case is a
+forged answer, as a run that got past the sandbox could send (tests/forged.py); the pages
+showing one are in tests/test_untrusted_pages.py."""
 
 from __future__ import annotations
 
 import json
 import re
 import time
+from typing import Any
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
-from explorer.graph_view import view
-from explorer.render import LayoutError, svg
-from explorer.trace import MAX_LINES, MAX_MESSAGE, Trace
-from explorer.wire import decode
+from explorer.devices import MAX_GPUS, cuda_devices
+from explorer.execute import execute
+from explorer.graph_view import torchviz_dot, view
+from explorer.limits import Limits
+from explorer.render import MAX_STATEMENTS, LayoutError, TooLarge, svg
+from explorer.trace import Trace
+from explorer.validate import MAX_CALLS, MAX_LINES, MAX_MESSAGE, MAX_VARIABLES, BadResult, progress
+from explorer.wire import MAX_DEPTH, BadAnswer, decode, trace_message
 from explorer.worker import WorkerPool
-from tests.programs import SEED
+from tests.forged import EVIL, LINK, forged, hostile
+from tests.programs import MY_RELU, SEED
 
-EVIL = "![x](http://evil.example/x.png) [click](javascript:alert(1)) <img src=x onerror=alert(1)>"
 
-
-def forged(**fields: object) -> dict[str, object]:
-    """A Trace as a run would send it, with `fields` replaced."""
-    return json.loads(Trace(ok=True).to_json()) | fields
+def refused(answer: Any) -> str:
+    """The message of the BadResult Trace `answer` makes (failing if it makes another)."""
+    trace = Trace.from_dict(answer)
+    assert not trace.ok and trace.error is not None and trace.error["type"] == "BadResult", trace
+    return trace.error["message"]
 
 
 def test_a_lone_surrogate_in_the_output_keeps_the_trace(pool: WorkerPool) -> None:
     trace = pool.run("print(chr(0xd800))\nprint('after')\n")
     assert trace.ok, trace.error
-    assert trace.stdout == "?\nafter\n"
+    assert trace.stdout == "\ufffd\nafter\n"
+    assert decode(trace_message(Trace(ok=True, stdout="a\udfffb"))).get("stdout") == "a\ufffdb"
 
 
-def test_a_malformed_answer_is_a_clear_error_never_a_crash() -> None:
-    with pytest.raises(ValueError, match="nested too deeply"):
-        decode(b'{"a": ' + b"[" * 100_000 + b"]" * 100_000 + b"}")
-    with pytest.raises(ValueError, match="not a JSON object"):
-        decode(b"[1, 2]")
+def test_a_malformed_answer_is_a_clear_value_error_never_a_crash() -> None:
+    for depth in (MAX_DEPTH + 1, 900, 100_000):  # 900: json reads it, the server would not
+        with pytest.raises(BadAnswer, match="nested more than"):
+            decode(b'{"a": ' + b"[" * depth + b"]" * depth + b"}")
+    for payload, why in ((b"[1, 2]", "not a JSON object"), (b"{'a': 1}", "not JSON"),
+                         (b'{"a": ' + b"9" * 5000 + b"}", "not JSON"), (b"", "not JSON")):
+        with pytest.raises(BadAnswer, match=why):
+            decode(payload)
+    assert issubclass(BadAnswer, ValueError)
     assert decode(b'{"stdout": "caf\xe9"}') == {"stdout": "caf\ufffd"}  # not UTF-8
-    cleaned = decode(b'{"stdout": "a\\ud800b", "warnings": ["\\udfff"]}')
-    assert cleaned == {"stdout": "a?b", "warnings": ["?"]}
+    cleaned = decode(b'{"stdout": "a\\ud800b", "w": [["\\udfff"]], "\\ud83d": "\\ud83d\\ude00"}')
+    assert cleaned == {"stdout": "a\ufffdb", "w": [["\ufffd"]], "\ufffd": "😀"}
     json.dumps(cleaned).encode()  # it can be sent on
+    assert Trace.from_json(b"[" * 5000 + b"]" * 5000).error["type"] == "BadResult"
 
 
 def test_a_flood_of_warnings_and_a_huge_message_are_cut() -> None:
-    trace = Trace.from_dict(forged(
+    started = time.monotonic()
+    trace = Trace.from_dict(decode(json.dumps(forged(
         ok=False, warnings=["w"] * 26_728, notes=["n" * 10**6],
-        error={"type": "RuntimeError", "message": "m" * (15 << 20), "line": "one",
-               "explanation": {"en": EVIL, "zh": EVIL}}))
+        error={"type": "RuntimeError", "message": "m" * (15 << 20), "line": 1,
+               "explanation": {"en": EVIL, "zh": EVIL}})).encode()))
+    assert time.monotonic() - started < 2
     assert len(trace.warnings) == MAX_LINES and len(trace.notes[0]) < 10**4
     assert trace.error is not None and len(trace.error["message"]) == MAX_MESSAGE
-    assert trace.error["line"] is None
     assert trace.error["explanation"] is None  # made anew here: the run's own is dropped
 
 
+def test_an_answer_of_the_wrong_shape_is_a_clear_bad_result() -> None:
+    step = {"line": 1, "end_line": 1, "output": "", "variables": {}}
+    tensor = hostile()["variables"]["x"]
+    for answer, why in (
+            ([1], "the answer is not an object"),
+            ({"stdout": "no ok"}, "has no ok"),
+            (forged(ok="yes"), "ok is not true or false"),
+            (forged(steps={"line": 1}), "steps is not a list"),
+            (forged(steps=[step | {"line": "1"}]), "a step's line is not a whole number"),
+            (forged(steps=[step] * 1001), "steps is not a list of at most 1,000 (1,001 came)"),
+            (forged(steps=[step | {"graph": 0}]), "graph is not the number of one of the 0"),
+            (forged(variables={"x": {"values": 1}}), "variables is not a variable with a kind"),
+            (forged(variables={"x": tensor | {"numel": -1}}), "numel is not a whole number ≥ 0"),
+            (forged(variables={"x": {"kind": "tensor", "values": []}}), "has no device"),
+            (forged(graphs=[{"nodes": [{"id": "a", "kind": "html"}], "edges": []}]),
+             "a node of a kind"),
+            (forged(graphs=[{"dot": "", "nodes": [], "edges": [{"src": "a", "dst": "b",
+                                                                "kind": "href"}]}]), "edge"),
+            (forged(backward=[{"call": 1}] * (MAX_CALLS + 1)), f"at most {MAX_CALLS}"),
+            (forged(error={"type": "E", "message": "m", "line": "one"}), "line is not"),
+            (forged(error={"type": ["E"], "message": "m"}), "type is not text")):
+        assert why in refused(answer), (why, refused(answer))
+    assert "answer" in refused(forged(ok=1)) and "sandbox" not in refused(forged(ok=1))
+    error = {"type": "DeviceUnavailable", "message": "no GPU", "line": None}
+    assert Trace.from_dict(forged(ok=False, error=error)).error == error | {"explanation": None}
+
+
+def test_unknown_fields_go_and_every_count_is_bounded() -> None:
+    limits = Limits(output_chars=5_000, loop_iterations=1_000)  # a run's own caps, not others
+    answer = hostile()
+    answer["steps"][0]["variables"] |= {f"v{i}": {"kind": "number", "values": i}
+                                        for i in range(2 * MAX_VARIABLES)}
+    answer["steps"][0]["variables"]["big"] = {"kind": "str", "values": [[0.5] * 9999] * 99}
+    answer["steps"] = [answer["steps"][0] | {"output": "o" * (limits.output_chars - 10)},
+                       answer["steps"][0] | {"output": "p" * 100}]
+    answer["stdout"] = "o" * (limits.output_chars * 3)
+    answer["losses"] *= limits.loop_iterations + 1
+    answer["backdoor"] = "javascript:alert(1)"
+    trace = Trace.from_dict(answer, limits)
+    assert trace.error is not None and trace.error["type"] == EVIL  # the answer is taken...
+    assert not hasattr(trace, "backdoor") and "href" not in trace.variables["x"]  # ...its fields
+    assert "URL" not in trace.graphs[0]["nodes"][0]
+    assert len(trace.steps[0].variables) == MAX_VARIABLES
+    assert len(trace.stdout) == limits.output_chars
+    assert sum(len(s.output) for s in trace.steps) == limits.output_chars
+    assert len(trace.losses) == limits.loop_iterations
+    wide = forged(variables={"w": {"kind": "list", "values": [1.0] * 10**6},
+                             "o": {"kind": "Point", "values": [[{"a": 1}]]}})
+    assert Trace.from_dict(wide).variables["w"]["values"] == "<values too many to show>"
+    assert Trace.from_dict(wide).variables["o"]["values"].startswith("<values not shown")
+    nodes = [{"id": f"n{i}", "kind": "backward", "label": "A", "name": "A"}
+             for i in range(limits.graph_nodes + 2)]
+    big = Trace.from_dict(forged(graphs=[{"dot": "", "nodes": nodes, "edges": []}]), limits)
+    assert big.graphs == [{"dot": None, "nodes": [], "edges": [], "note": (
+        f"The graph has more than {limits.graph_nodes:,} nodes; it is not drawn.")}]
+
+
+def test_a_progress_message_is_checked_like_the_trace() -> None:
+    summary = {"call": 3, "kind": "backward", "value": 0.5, "grad_norms": {"w": 1.0}}
+    assert progress(summary | {"html": "<img>"}) == summary
+    with pytest.raises(BadResult, match="value is not a number"):
+        progress(summary | {"value": "1e9 <img src=x>"})
+
+
+def test_a_real_run_is_taken_exactly_as_it_was_sent() -> None:
+    code = (MY_RELU + SEED + "w = torch.randn(3, requires_grad=True)\nv = w[1:] * 2\n"
+            "v.backward(torch.ones(2))\nimport numpy as np\na = np.ones((2, 3))\ns = 'hi'\n")
+    trace = execute(code)
+    assert trace.ok and trace.graphs and trace.backward
+    assert Trace.from_json(trace_message(trace)) == trace  # the run's DOT too, byte for byte
+
+
+def test_the_runs_dot_is_never_taken_as_it_is() -> None:
+    trace = Trace.from_dict(hostile())
+    dot = trace.graphs[0]["dot"]
+    assert "URL" not in dot and "javascript" not in dot.replace(EVIL, "")
+    assert "t1 -> n2 [style=dotted]" in dot and "fillcolor=lightblue" in dot
+    assert trace.graphs[0]["nodes"][0]["colour"] == "lightblue"
+    assert trace.graphs[0]["edges"][0]["attrs"] == {"style": "dotted"}  # no URL kept either
+    honest = execute(SEED).graphs[-1]
+    for sneaked in ('\tgraph [URL="javascript:alert(1)"]\n', '\tt1 [label=<<b>x</b>>]\n',
+                    '\tt1 [label=x href="javascript:alert(1)"]\n', "\tedge [style=dotted]\n",
+                    '\tt1 -> t2 [dir=back]\n', '\tnode [label=x]\n'):
+        forgery = honest | {"dot": honest["dot"].replace("}\n", sneaked + "}\n")}
+        checked = Trace.from_dict(forged(graphs=[forgery])).graphs[0]["dot"]
+        assert checked == torchviz_dot(honest)  # written anew from the nodes and edges
+
+
 def test_the_picture_takes_no_link_or_markup_from_the_run() -> None:
-    evil = 'lightblue" URL="javascript:alert(1)'
+    evil = f'lightblue" {LINK} x="'
     graph = {"nodes": [
         {"id": "a", "kind": "leaf", "label": "<<table href='javascript:alert(2)'><tr><td>x"
          "</td></tr></table>>", "colour": evil, "names": ["x"], "shape": [1],
@@ -73,6 +174,18 @@ def test_the_picture_takes_no_link_or_markup_from_the_run() -> None:
     assert "<table" not in picture and "&lt;&lt;table" in picture  # the label, as text
 
 
+def test_a_label_ending_in_a_backslash_cannot_reopen_the_dot() -> None:
+    # Quoted as graphviz's own `quote` does, `x\` would escape its closing quote, and the
+    # next text (here the tooltip, which holds the op's name) would be read as DOT.
+    graph = {"nodes": [{"id": "n1", "kind": "backward", "label": "x\\",
+                        "name": " URL=<javascript:alert(1)> target=_top x=<", "saved": {}},
+                       {"id": "n2", "kind": "backward", "label": "y\\\\\\", "name": "B",
+                        "saved": {"a\\": "b\\"}}], "edges": [{"src": "n1", "dst": "n2",
+                                                               "kind": "grad"}]}
+    picture = svg(view(graph).dot)
+    assert not re.search(r"<a [^>]*href", picture) and ">x\\</text>" in picture
+
+
 def test_a_graph_too_big_to_lay_out_fails_fast_and_once() -> None:
     nodes = [{"id": f"n{i}", "kind": "backward", "name": f"Op{i}Backward0",
               "label": f"Op{i}Backward0", "saved": {}} for i in range(18_000)]
@@ -80,26 +193,20 @@ def test_a_graph_too_big_to_lay_out_fails_fast_and_once() -> None:
     dot = view({"nodes": nodes, "edges": edges}).dot  # no chain of one op: nothing collapses
     for _ in range(2):
         started = time.monotonic()
-        with pytest.raises(LayoutError, match="more than the"):
+        with pytest.raises(TooLarge, match="more than the") as raised:
             svg(dot)
-        assert time.monotonic() - started < 1.0
+        assert time.monotonic() - started < 1.0 and raised.value.statements > MAX_STATEMENTS
+    slow = view({"nodes": nodes[:800], "edges": edges[:799]}, collapse=False).dot
+    with pytest.raises(LayoutError, match="took more than"):
+        svg(slow, timeout_s=0.01)  # as a hostile graph that keeps `dot` busy would
+    started = time.monotonic()
+    with pytest.raises(LayoutError, match="took more than"):
+        svg(slow)  # failed once: not laid out again, on any rerun
+    assert time.monotonic() - started < 0.1
 
 
-def test_a_pages_shows_the_runs_words_as_words() -> None:
-    at = AppTest.from_file("../streamlit_app.py", default_timeout=60)
-    at.run()
-    at.switch_page("pages/1_Playground.py").run()
-    trace = Trace.from_dict(forged(
-        ok=False, warnings=[EVIL], notes=[EVIL],
-        error={"type": EVIL, "message": f"name '{EVIL}' is not defined", "line": 1,
-               "explanation": None}))
-    at.session_state["playground.trace"] = trace
-    at.session_state["playground.ran"] = at.session_state["playground.code"] = SEED
-    at.run()
-    assert not at.exception
-    shown = [e.value for kind in ("warning", "caption", "error", "info", "markdown")
-             for e in getattr(at, kind)]
-    words = [re.sub(r"`[^`]*`", "", text) for text in shown]  # code spans show text as text
-    bad = [text for text in words if re.search(r"(?<!\\)(\]\(|<img)", text)]  # unescaped
-    assert shown and not bad, bad
-    assert any("\\!\\[x\\]" in text for text in shown)
+def test_a_program_cannot_make_the_server_list_a_million_gpus() -> None:
+    def run(code: str, device: str) -> Trace:
+        return Trace.from_dict(forged(variables={"count": {"kind": "number", "type": "int",
+                                                           "values": 10**12}}))
+    assert len(cuda_devices(run)) == MAX_GPUS

@@ -4,7 +4,10 @@ A probe starts in the box the pool builds (`explorer.box`), forks like the zygot
 its child exactly as a run does (`explorer.zygote.enter`: private directory, lock, limits),
 and then runs *unguarded* Python: real builtins, `import os`, `ctypes`. Everything it tries
 is reported back and judged here; canary files, processes and IPC objects are checked from
-the outside afterwards.
+the outside afterwards. `PAYLOAD_PROBE` does the same for the named payloads of
+`tests/wall_attacks.py`: the shared ones in one child, each `alone` one in a child of its own
+next to another confined run and a stand-in for the zygote, whose state is compared before and
+after.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from explorer import box, confine
 from explorer.limits import Limits
 from explorer.served import ROOT
 from explorer.worker import WorkerPool
+from tests.wall_attacks import WALL_ATTACKS, WallAttack
 
 pytestmark = pytest.mark.skipif(bool(box.missing() or confine.missing()),
                                 reason=f"no wall here: {box.missing() or confine.missing()}")
@@ -116,8 +120,17 @@ def ipc_objects() -> set[str]:
     return found
 
 
-def processes() -> set[int]:
-    return {int(entry) for entry in os.listdir("/proc") if entry.isdigit()}
+def processes(marker: str = "") -> set[int]:
+    """Processes whose command line mentions `marker` (a probe's own directory: other pools
+    come and go on a shared host)."""
+    found = set()
+    for entry in os.listdir("/proc"):
+        try:
+            if entry.isdigit() and marker in Path(f"/proc/{entry}/cmdline").read_text():
+                found.add(int(entry))
+        except OSError:
+            pass
+    return found
 
 
 @pytest.fixture(scope="module")
@@ -154,7 +167,7 @@ def attempts(canaries: dict[str, Path]) -> dict[str, str]:
         results["left in pool dir"] = repr(sorted(set(os.listdir(place)) - {other.name}))
         results["other run untouched"] = repr(sorted(os.listdir(other)))
     time.sleep(0.2)
-    results["processes left"] = repr(sorted(processes() - before_processes - {os.getpid()}))
+    results["processes left"] = repr(sorted(processes(place) - before_processes))
     results["ipc left"] = repr(sorted(ipc_objects() - before_ipc))
     results["canaries intact"] = repr(all(p.read_text() == SECRET for p in canaries.values()))
     return results
@@ -226,3 +239,180 @@ def _parent(pid: int) -> int | None:
     except OSError:
         return None
     return int(fields[1])
+
+
+# Runs in the box: for each group of payloads, a stand-in zygote and a victim run next to an
+# attacker that enters its child as a run does and runs the payloads unguarded, one JSON line
+# each. The zygote's stdin is a pipe here too.
+PAYLOAD_PROBE = textwrap.dedent("""
+    import ctypes, json, mmap, os, select, signal, sys, time
+    from explorer import confine, zygote
+    payloads, T = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+    readable = confine.readable_paths()
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    stdin_r, stdin_w = os.pipe()
+    os.dup2(stdin_r, 0)
+    os.close(stdin_r)
+
+    def job(name):
+        return {"limits": %(limits)s, "threads": 1, "dir": name, "lock": True, "device": "cpu"}
+
+    def state(pid):
+        try:
+            limits = open(f"/proc/{pid}/limits").read()
+            return [limits, os.getpriority(os.PRIO_PROCESS, pid),
+                    sorted(os.sched_getaffinity(pid)), os.sched_getscheduler(pid)]
+        except OSError as error:
+            return repr(error)
+
+    def asm(code):
+        page = mmap.mmap(-1, 4096, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
+        page.write(code)
+        call = ctypes.CFUNCTYPE(ctypes.c_long)(ctypes.addressof(ctypes.c_char.from_buffer(page)))
+        call.page = page
+        return call
+
+    groups = [[p for p in payloads if not p["alone"]]] + [[p] for p in payloads if p["alone"]]
+    results = {}
+    for number, group in enumerate(groups):
+        stand_in = os.fork()
+        if stand_in == 0:  # unconfined, the box's user, Python's own signal handlers
+            while True:
+                time.sleep(0.05)
+        ready_r, ready_w = os.pipe()
+        victim = os.fork()
+        if victim == 0:  # another run, busy
+            zygote.enter(job(f"run-victim-{number}"), readable, [])
+            os.write(ready_w, b"x")
+            while True:
+                sum(range(1000))
+                time.sleep(0.005)
+        os.read(ready_r, 1)
+        before = [state(stand_in), state(victim)]
+        read, write = os.pipe()
+        attacker = os.fork()
+        if attacker == 0:
+            os.close(read)
+            zygote.enter(job(f"run-{number}"), readable, [])
+            scope = {"os": os, "sys": sys, "ctypes": ctypes, "asm": asm, "T": T,
+                     "libc": ctypes.CDLL(None, use_errno=True), "victim": victim,
+                     "zygote": stand_in}
+            for payload in group:
+                try:
+                    try:
+                        code = compile(payload["code"], payload["name"], "eval")
+                        value = eval(code, scope)
+                    except SyntaxError:
+                        scope["result"] = None
+                        exec(compile(payload["code"], payload["name"], "exec"), scope)
+                        value = scope["result"]
+                    outcome = "ok:" + repr(value)[:200]
+                except BaseException as error:
+                    outcome = type(error).__name__
+                os.write(write, (json.dumps([payload["name"], outcome]) + "\\n").encode())
+            os._exit(0)
+        os.close(write)
+        said = b""
+        while part := os.read(read, 1 << 16):
+            said += part
+        os.close(read)
+        _, status = os.waitpid(attacker, 0)
+        for line in said.decode().splitlines():
+            name, outcome = json.loads(line)
+            results[name] = {"outcome": outcome}
+        for payload in group:
+            if payload["name"] not in results:
+                signum = os.WTERMSIG(status) if os.WIFSIGNALED(status) else 0
+                died = signal.Signals(signum).name if signum else f"exit {status}"
+                results[payload["name"]] = {"outcome": f"killed:{died}"}
+        time.sleep(0.05)
+        after = [state(stand_in), state(victim)]
+        alive = [os.waitpid(pid, os.WNOHANG) == (0, 0) for pid in (stand_in, victim)]
+        stdin = bool(select.select([0], [], [], 0)[0])
+        if stdin:
+            os.read(0, 1 << 16)
+        effects = []
+        for who, ok, old, new in zip(("zygote", "victim"), alive, before, after):
+            if not ok:
+                effects.append(f"{who} died")
+            elif old != new:
+                effects.append(f"{who} changed")
+        if stdin:
+            effects.append("zygote stdin written")
+        for payload in group:
+            results[payload["name"]]["effects"] = effects
+        for pid, living in zip((stand_in, victim), alive):
+            if living:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+    print(json.dumps(results))
+""")
+
+
+@pytest.fixture(scope="module")
+def payload_results(canaries: dict[str, Path]) -> dict[str, dict[str, object]]:
+    """Every payload of `WALL_ATTACKS` in the probe, with the host checked before and after."""
+    before_ipc, before_processes = ipc_objects(), processes()
+    explorer_dir = ROOT / "explorer"
+    sources = {p.name: p.stat().st_mtime for p in explorer_dir.iterdir()}
+    with tempfile.TemporaryDirectory(prefix="explorer-wall-") as place:
+        other = Path(place) / "run-other"
+        other.mkdir()
+        (other / "secret.txt").write_text(SECRET)
+        os.chown(place, box.box_user(), -1)
+        site = next(p for p in sys.path if p.endswith("site-packages"))
+        targets = {"checkout canary": str(canaries["checkout"]),
+                   "root-only canary": str(canaries["home"]), "shadow": "/etc/shadow",
+                   "passwd": "/etc/passwd", "hostname": "/etc/hostname",
+                   "ld.so.cache": "/etc/ld.so.cache", "other run": str(other),
+                   "other run name": other.name, "project README": str(ROOT / "README.md"),
+                   "home bashrc": str(Path.home() / ".bashrc"), "home": str(Path.home()),
+                   "checkout": str(ROOT), "pool dir": place, "explorer": str(explorer_dir),
+                   "site-packages": site}
+        targets["other run"] = str(other)
+        payloads = [{"name": a.name, "code": a.code, "alone": a.alone} for a in WALL_ATTACKS]
+        script = PAYLOAD_PROBE % {"limits": json.dumps(Limits().__dict__)}
+        argv = [sys.executable, "-c", script, json.dumps(payloads), json.dumps(targets)]
+        env = {"PYTHONPATH": str(ROOT), "PYTHONDONTWRITEBYTECODE": "1"}
+        done = subprocess.run(box.command(argv, place, env), capture_output=True, text=True,
+                              timeout=120, check=False, cwd=place)
+        assert done.returncode == 0, done.stderr[-2000:]
+        results: dict[str, dict[str, object]] = json.loads(done.stdout)
+        left = sorted(set(os.listdir(place)) - {other.name})
+        other_files = sorted(os.listdir(other))
+    time.sleep(0.2)
+    results["(host)"] = {
+        "left in pool dir": [n for n in left if not n.startswith("run-")],
+        "other run": other_files,
+        "processes left": sorted(processes(place) - before_processes),
+        "ipc left": sorted(ipc_objects() - before_ipc),
+        "canaries intact": all(p.read_text() == SECRET for p in canaries.values()),
+        "sources intact": {p.name: p.stat().st_mtime for p in explorer_dir.iterdir()} == sources,
+        "tmp left": [n for n in os.listdir(tempfile.gettempdir()) if n.startswith("left-")],
+    }
+    return results
+
+
+def test_the_payloads_are_many_and_named_once() -> None:
+    names = [a.name for a in WALL_ATTACKS]
+    assert len(names) == len(set(names))
+    assert len(names) >= 150
+
+
+@pytest.mark.parametrize("attack", WALL_ATTACKS, ids=lambda a: f"{a.category}-{a.name}")
+def test_payload_is_stopped_by_the_wall(attack: WallAttack,
+                                        payload_results: dict[str, dict[str, object]]) -> None:
+    result = payload_results[attack.name]
+    assert result["outcome"] in attack.expect, result
+    assert SECRET not in json.dumps(result)
+    if attack.alone:
+        assert result["effects"] == [], result
+
+
+def test_the_payloads_left_nothing_behind(
+        payload_results: dict[str, dict[str, object]]) -> None:
+    host = payload_results["(host)"]
+    assert host["left in pool dir"] == [] and host["tmp left"] == []
+    assert host["other run"] == ["secret.txt"]
+    assert host["processes left"] == [] and host["ipc left"] == []
+    assert host["canaries intact"] is True and host["sources intact"] is True

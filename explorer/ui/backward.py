@@ -18,7 +18,7 @@ from explorer.present import preview
 from explorer.render import LayoutError, positions, svg
 from explorer.rules import rule
 from explorer.trace import Trace
-from explorer.ui.common import SETTINGS
+from explorer.ui.graph import layout_failed
 from explorer.ui.link import keep, restore
 from explorer.ui.steps import step_controls
 
@@ -56,7 +56,7 @@ def backward_pass(page: str, trace: Trace, lang: str, chosen: int | None = None)
         with st.spinner(text("laying_out", lang)):
             layout, picture = _layout(shown.dot)
     except LayoutError as error:
-        st.error(text("layout_failed", lang, reason=SETTINGS.cause(error, lang)))
+        st.error(layout_failed(error, lang))
         return
     chart = st.container()
     st.caption(text("animation_help", lang))
@@ -104,9 +104,10 @@ def _step_panel(page: str, call: dict[str, Any], graph: dict[str, Any], lang: st
     if written:
         st.markdown(f"**{text('leaf_grads', lang)}**")
         latest = {g["leaf"]: g for g in written}
-        st.table([{"leaf": _name(nodes.get(leaf, {}), leaf),
-                   ".grad": code_span(preview(g["grad"]["values"])),
-                   "‖.grad‖": f"{g['grad']['norm']:.4g}"} for leaf, g in latest.items()])
+        st.table([{"leaf": _name(nodes.get(leaf, {}), leaf),  # a hook may have cleared .grad
+                   ".grad": code_span(preview(g["grad"]["values"])) if g["grad"] else "None",
+                   "‖.grad‖": f"{g['grad']['norm']:.4g}" if g["grad"] else ""}
+                  for leaf, g in latest.items()])
     return index
 
 
@@ -131,16 +132,19 @@ def _name(node: dict[str, Any], fallback: str) -> str:
 
 
 def _vjp(call: dict[str, Any], lang: str) -> None:
-    """For y.backward(v) on a small vector y: v, and the vᵀJ the engine wrote to each leaf."""
+    """For y.backward(v) on a small vector y: v, and the vᵀJ the engine delivered to each
+    leaf's AccumulateGrad (J itself is not built: `jacobian_reason`)."""
     if call.get("vector") is None:
         return
     st.markdown(f"#### {text('vjp_title', lang)}")
     st.caption(text("vjp_explain", lang))
-    columns = st.columns(1 + len(call["leaf_grads"]))
+    names = {g["node"]: " = ".join(g["names"]) or g["leaf"] for g in call["leaf_grads"]}
+    delivered = [s for s in call["steps"] if s["name"] == "AccumulateGrad"]
+    columns = st.columns(1 + len(delivered))
     columns[0].markdown("**v**")
     columns[0].dataframe([[x] for x in call["vector"]], width="stretch")
-    for column, leaf in zip(columns[1:], call["leaf_grads"], strict=True):
-        name = plain(" = ".join(leaf["names"]) or leaf["leaf"])
+    for column, step in zip(columns[1:], delivered, strict=True):
+        name = plain(names.get(step["node"], step["node"]))
         column.markdown(f"**{text('vjp_result', lang, leaf=name)}**")
         with column:
-            _gradient(leaf["grad"])
+            _gradient(step["grad_outputs"][0] if step["grad_outputs"] else None)

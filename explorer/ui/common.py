@@ -7,6 +7,7 @@ import streamlit as st
 from explorer.devices import cuda_devices as ask_cuda_devices
 from explorer.hosting import settings
 from explorer.i18n import LANGUAGES, text
+from explorer.markdown import code_span
 from explorer.ui.link import keep, open_link, share_button, take
 from explorer.worker import WorkerPool
 
@@ -68,7 +69,7 @@ def _sidebar() -> None:
     if wanted in devices:
         st.session_state.device = wanted
     elif wanted is not None:
-        st.warning(text("link_device", lang(), device=wanted), icon=":material/memory:")
+        st.warning(text("link_device", lang(), device=code_span(wanted)), icon=":material/memory:")
     if st.session_state.get("device") not in devices:
         st.session_state.device = "cpu"
     _choice("device", devices, text("device", lang()))

@@ -9,8 +9,8 @@ import streamlit as st
 
 from explorer.graph_view import View, default_root, named_outputs, view
 from explorer.i18n import text
-from explorer.markdown import code_span
-from explorer.render import LayoutError, png, svg
+from explorer.markdown import code_span, plain
+from explorer.render import MAX_STATEMENTS, LayoutError, TooLarge, png, svg
 from explorer.trace import Trace
 from explorer.ui.common import SETTINGS
 from explorer.ui.link import keep, restore
@@ -65,7 +65,7 @@ def show_graph(view: View, trace: Trace, lang: str, key: str, height: int = 560)
         with st.spinner(text("laying_out", lang)):
             picture = layout(view.dot)
     except LayoutError as error:
-        st.error(text("layout_failed", lang, reason=SETTINGS.cause(error, lang)))
+        st.error(layout_failed(error, lang))
         return
     # Our viewer and graphviz's SVG of the server's own DOT: no markup from the program. It
     # runs in a frame of its own that may run scripts but has no origin: Streamlit's frames
@@ -89,6 +89,15 @@ def show_graph(view: View, trace: Trace, lang: str, key: str, height: int = 560)
     _inspector(view, lang, key)
 
 
+def layout_failed(error: LayoutError, lang: str) -> str:
+    """Why a graph is not drawn, as markdown: too big, or graphviz's words (which may quote
+    the graph's labels) shown as words."""
+    if isinstance(error, TooLarge):
+        return text("layout_failed", lang, reason=text("layout_too_big", lang,
+                                                       count=error.statements, cap=MAX_STATEMENTS))
+    return text("layout_failed", lang, reason=plain(SETTINGS.cause(error, lang)))
+
+
 def _inspector(view: View, lang: str, key: str) -> None:
     choices = list(view.nodes)
     restore("node", f"{key}.node", choices)
@@ -110,7 +119,7 @@ def _details(node: dict[str, Any]) -> list[tuple[str, Any]]:
         return [("op", node["name"]), ("nodes", len(node["members"]))]
     if node["kind"] == "backward":
         rows = [("op", node["name"]), ("custom Function", node.get("custom", False))]
-        return rows + [(f"saved: {k}", v) for k, v in node.get("saved", {}).items()]
+        return rows + [(f"saved: {plain(k)}", v) for k, v in node.get("saved", {}).items()]
     return [("tensor", ", ".join(node.get("names", [])) or node["kind"]),
             *((k, node[k]) for k in ("shape", "dtype", "device", "requires_grad", "is_leaf",
                                       "grad_fn", "version"))]
@@ -122,13 +131,13 @@ def graph_at_step(page: str, trace: Trace, index: int, lang: str) -> None:
     outside = [name for name, info in step.variables.items()
                if info["kind"] == "tensor" and not info["requires_grad"]]
     if outside:
-        st.caption(text("not_in_graph", lang, names=", ".join(f"`{n}`" for n in outside)))
+        st.caption(text("not_in_graph", lang, names=", ".join(map(code_span, outside))))
     if step.graph is None:
         st.info(text("no_graph", lang))
         return
     graph = trace.graphs[step.graph]
     if graph.get("note"):
-        st.warning(text("graph_note", lang, note=graph["note"]))
+        st.warning(text("graph_note", lang, note=plain(graph["note"])))
         return
     named = named_outputs(graph)
     default = default_root(trace, index, named)

@@ -17,6 +17,7 @@ import streamlit as st
 
 from explorer import permalink
 from explorer.i18n import text
+from explorer.markdown import code_span
 
 OPENED = "link.opened"  # (page, the opened link's values not yet taken)
 SHOWN = "link.shown"  # the parameters kept so far in this run
@@ -67,7 +68,7 @@ def _opened(query: dict[str, str]) -> dict[str, Any]:
                  icon=":material/link_off:")
         return {"lang": lang}
     if dropped:
-        st.warning(text("link_dropped", lang, names=", ".join(f"`{n}`" for n in dropped)),
+        st.warning(text("link_dropped", lang, names=", ".join(map(code_span, dropped))),
                    icon=":material/link:")
     return values
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import html
 from typing import Any
 
 import plotly.graph_objects as go
 import streamlit as st
 
 from explorer.i18n import text
-from explorer.markdown import code_span
+from explorer.markdown import code_span, plain
 from explorer.present import statement
 from explorer.sharing import (
     PRESETS,
@@ -117,8 +118,8 @@ def _verdict(pair: list[str | None], a: dict[str, Any], b: dict[str, Any], lang:
             "numpy_shares_why", lang, start=f"{span[0]:#x}", n=span[1] - span[0]),
             icon=":material/link:")
         return
-    why = (text("numpy_devices", lang, left=pair[0], a=a["device"], right=pair[1],
-                b=b["device"])
+    why = (text("numpy_devices", lang, left=code_span(str(pair[0])), a=plain(a["device"]),
+                right=code_span(str(pair[1])), b=plain(b["device"]))
            if a["device"] != b["device"] else text("numpy_copy_why", lang))
     st.warning(f"**{text('numpy_copy', lang)}** — {why}", icon=":material/link_off:")
 
@@ -132,7 +133,7 @@ def _side(name: str | None, now: dict[str, Any], before: dict[str, Any],
     info = now.get(name)
     if not is_array(info):
         st.caption(text("numpy_missing", lang) if info is None
-                   else text("numpy_not_array", lang, kind=info["kind"]))
+                   else text("numpy_not_array", lang, kind=plain(info["kind"])))
         return
     facts = [f"{KINDS[info['kind']]} · {code_span(str(info['dtype']))} · "
              f"{code_span(str(info['device']))}",
@@ -210,7 +211,7 @@ def _label(value: Any) -> str:
     if isinstance(value, float):
         short = f"{value:.4g}"
         return short + "." if short.lstrip("-").isdigit() else short
-    return str(value)
+    return html.escape(str(value))  # plotly reads tags (links, styles) in a cell's text
 
 
 def _zrange(all_values: list[Any]) -> tuple[float, float]:

@@ -7,7 +7,7 @@ from typing import Any
 import streamlit as st
 
 from explorer.i18n import text
-from explorer.markdown import plain
+from explorer.markdown import code_span, plain
 from explorer.present import statement, variable_rows
 from explorer.trace import Trace
 from explorer.ui.common import LIMITS
@@ -54,7 +54,7 @@ def show_trace(page: str, trace: Trace, code: str, lang: str) -> None:
         st.warning(plain(warning), icon="⚠️")
     for note in trace.notes:
         st.caption(plain(note))
-    st.caption(text("ran_in", lang, device=trace.device, threads=trace.threads,
+    st.caption(text("ran_in", lang, device=plain(trace.device), threads=trace.threads,
                     ms=trace.elapsed_ms))
 
 
@@ -93,7 +93,7 @@ def _variables(now: dict[str, Any], before: dict[str, Any], lang: str, page: str
     for label, values in ((text("values", lang), info["values"]),
                           (text("grad", lang), info.get("grad"))):
         if values is not None:
-            st.markdown(f"`{name}` {label}")
+            st.markdown(f"{code_span(name)} {label}")
             _values(values)
     if info.get("truncated"):
         st.caption(text("truncated", lang, shown=f"≥{LIMITS.value_elements:,}",

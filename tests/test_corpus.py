@@ -1,0 +1,132 @@
+"""Learner programs drawn from PyTorch's own documentation and tutorials behave in the app
+exactly as in plain PyTorch: the same printed output (bar object addresses), the same error,
+the same values and `.grad` of every variable, and for every backward call the leaf gradients
+the recorder kept are the `.grad` plain PyTorch has after that call.
+
+The programs are data: tests/learner_programs/<category>/<name>.py. Plain PyTorch runs them
+all in one subprocess (`tests.plain`), the app through one worker pool, with the same seed
+and thread count.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from explorer.execute import FILENAME
+from explorer.trace import Trace
+from explorer.worker import default_pool
+from tests.plain import PlainRun, run_plain, without_addresses
+
+CORPUS = Path(__file__).parent / "learner_programs"
+PROGRAMS = {f"{path.parent.name}/{path.stem}": path.read_text()
+            for path in sorted(CORPUS.glob("*/*.py"))}
+# Programs the sandbox refuses for now, with the reason: each is compared as soon as it runs.
+REFUSED = {
+    "forward_ad/modules_setattr": "`delattr` and `setattr` reach attributes by name",
+}
+
+
+@pytest.fixture(scope="module")
+def runs() -> dict[str, tuple[PlainRun, Trace]]:
+    """Every program in plain PyTorch and in the app."""
+    pool = default_pool()
+    codes = list(PROGRAMS.values())
+    plain = run_plain(codes, pool.threads, filename=FILENAME, observe=True)
+    with ThreadPoolExecutor(pool.size) as runner:
+        traces = list(runner.map(pool.run, codes))
+    return dict(zip(PROGRAMS, zip(plain, traces, strict=True), strict=True))
+
+
+def test_the_corpus_covers_the_docs() -> None:
+    counts = {category.name: len(list(category.glob("*.py"))) for category in CORPUS.iterdir()
+              if category.is_dir()}
+    assert sum(counts.values()) >= 150, counts
+    assert min(counts.values()) >= 8, counts
+    assert set(REFUSED) <= set(PROGRAMS)
+
+
+@pytest.mark.parametrize("key", PROGRAMS)
+def test_the_app_agrees_with_plain_pytorch(key: str,
+                                           runs: dict[str, tuple[PlainRun, Trace]]) -> None:
+    plain, trace = runs[key]
+    assert plain.returncode == 0 and plain.result is not None, plain.stderr
+    if trace.error and trace.error["type"] == "Refused" and key in REFUSED:
+        pytest.skip(f"refused by the sandbox for now: {REFUSED[key]}")
+    assert trace.threads == default_pool().threads
+    assert without_addresses(trace.stdout) == without_addresses(plain.stdout)
+    result = plain.result
+    if result["ok"]:
+        assert trace.ok, trace.error
+    else:
+        assert trace.error is not None, result
+        assert (trace.error["type"], trace.error["message"], trace.error["line"]) == (
+            result["type"], result["message"], result["line"])
+    for name, expected in result["variables"].items():
+        assert name in trace.variables, name
+        _same(trace.variables[name], expected, name)
+    _same_gradients(trace, result["calls"])
+
+
+def _same(got: dict[str, Any], expected: dict[str, Any], name: str) -> None:
+    """One variable: its values and, for a tensor, its `.grad`."""
+    if expected["kind"] == "str":
+        assert expected["values"].startswith(got["values"]), name
+        return
+    _same_values(got["values"], expected["values"], name)
+    if expected["kind"] == "tensor":
+        assert (got["grad"] is None) == (expected["grad"] is None), f"{name}.grad"
+        if expected["grad"] is not None:
+            _same_values(got["grad"], expected["grad"], f"{name}.grad")
+
+
+def _same_gradients(trace: Trace, calls: list[dict[str, Any]]) -> None:
+    """Each recorded backward call's leaf gradients against plain PyTorch's `.grad` after the
+    same call (calls counted among the program's backward calls, recorded in full or not)."""
+    numbers = [s["call"] for s in trace.losses if s["kind"] == "backward"]
+    assert len(numbers) == len(calls)
+    nth = {number: i for i, number in enumerate(numbers)}
+    for call in trace.backward:
+        if call["kind"] != "backward":
+            continue
+        expected = calls[nth[call["call"]]]
+        for leaf in call["leaf_grads"]:
+            for name in leaf["names"]:
+                where = f"{name}.grad after backward call {call['call']}"
+                assert (leaf["grad"] is None) == (expected[name] is None), where
+                if leaf["grad"] is not None:
+                    _same_values(leaf["grad"]["values"], expected[name], where)
+
+
+def _same_values(got: Any, expected: list[float] | None, where: str) -> None:
+    """The app's (leading) values equal plain PyTorch's, NaN equal to NaN."""
+    unavailable = isinstance(got, str) and got.startswith("<values unavailable")
+    assert unavailable == (expected is None), where
+    if expected is None:
+        return
+    flat = list(_flat(got))
+    assert len(flat) <= len(expected) and (flat or not expected), where
+    np.testing.assert_array_equal(np.array(flat, dtype=float),
+                                  np.array(expected[:len(flat)], dtype=float), err_msg=where)
+
+
+def _flat(values: Any) -> Iterator[float]:
+    """A Snapshot's nested values as plain PyTorch's flat floats (complex: real, imaginary)."""
+    if isinstance(values, list):
+        for value in values:
+            yield from _flat(value)
+    elif isinstance(values, str):
+        try:
+            yield float(values)  # "nan", "inf", integers past 2**53
+        except ValueError:
+            number = complex(values)
+            yield from (number.real, number.imag)
+    elif isinstance(values, complex):
+        yield from (values.real, values.imag)
+    else:
+        yield float(values)

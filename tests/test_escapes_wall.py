@@ -1,0 +1,232 @@
+"""Hostile programs (`tests/escapes_wall.py`) through a real worker pool, judged by effect.
+
+Each program, whatever stops it: the secret comes back in no Trace (its JSON, stdout, error),
+the canary is never made, nothing is left in the pool's directory or made by the box's user in
+the temporary directory,
+no run process outlives its run, the run ends within its time limit + 1 s, and the next run
+works. A native crash ends as a clear error. The last tests give the server's side of the
+wall unguarded programs: a zygote whose runs `exec` the program after entering their child
+exactly as a run does.
+"""
+
+from __future__ import annotations
+
+import secrets
+import tempfile
+import textwrap
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from explorer import box, confine
+from explorer.trace import Trace
+from explorer.worker import WorkerPool
+from tests.escapes_wall import HOSTILE, WALL_LIMITS, Hostile
+from tests.test_worker import run_processes, wait_until
+
+NEXT = "print(6 * 7)"
+SLACK_S = 1.0  # scheduling on two cores shared with other work
+Outcome = tuple[Trace, float, Trace]  # the run, its wall time, the next run after it
+CATEGORIES = {"files", "listing", "exec", "network", "processes", "ipc", "signals", "proc",
+              "bombs", "native"}
+
+
+@pytest.fixture(scope="module")
+def canary() -> Iterator[tuple[Path, str]]:
+    """A directory with a secret file; `canary` inside it must never come to exist."""
+    with tempfile.TemporaryDirectory(prefix="explorer-canary-") as place:
+        folder = Path(place)
+        folder.chmod(0o755)
+        token = secrets.token_hex(16)
+        (folder / "secret").write_text(token)
+        (folder / "secret").chmod(0o644)
+        yield folder, token
+
+
+@pytest.fixture(scope="module")
+def outcomes(pool: WorkerPool, canary: tuple[Path, str]) -> dict[str, Outcome]:
+    folder, _ = canary
+    before = set(Path(tempfile.gettempdir()).iterdir())
+    assert pool.run(NEXT).stdout == "42\n"  # the zygote has started: its start is not timed
+
+    def one(program: Hostile) -> tuple[str, Outcome]:
+        code = program.code.replace("CANARY", str(folder / "canary"))
+        code = code.replace("SECRET", str(folder / "secret"))
+        started = time.monotonic()
+        trace = pool.run(code, limits=WALL_LIMITS)
+        return program.id, (trace, time.monotonic() - started, pool.run(NEXT))
+
+    with ThreadPoolExecutor(max_workers=pool.size) as threads:
+        found = dict(threads.map(one, HOSTILE))
+    made = [p for p in set(Path(tempfile.gettempdir()).iterdir()) - before
+            if p.lstat().st_uid == box.box_user() and not p.name.startswith("explorer-")]
+    found["(tmp)"] = (Trace(ok=True), 0.0, Trace(ok=True, stdout=repr(sorted(map(str, made)))))
+    return found
+
+
+def test_the_hostile_set_is_large_and_well_formed() -> None:
+    ids = [h.id for h in HOSTILE]
+    assert len(ids) == len(set(ids)) and len(ids) >= 100
+    assert {h.category for h in HOSTILE} == CATEGORIES
+
+
+@pytest.mark.parametrize("program", HOSTILE, ids=lambda h: f"{h.category}-{h.id}")
+def test_hostile_program_has_no_effect(program: Hostile, outcomes: dict[str, Outcome],
+                                       canary: tuple[Path, str]) -> None:
+    folder, token = canary
+    trace, took, after = outcomes[program.id]
+    assert token not in trace.to_json() and token not in trace.stdout
+    assert not (folder / "canary").exists()
+    assert took <= WALL_LIMITS.time_s + 1 + SLACK_S, took
+    if program.crash:
+        assert trace.error is not None and trace.error["message"], trace
+    assert after.ok and after.stdout == "42\n", "the next run in the pool must work"
+
+
+def test_nothing_is_left_behind(pool: WorkerPool, outcomes: dict[str, Outcome],
+                                canary: tuple[Path, str]) -> None:
+    folder, token = canary
+    assert sorted(p.name for p in folder.iterdir()) == ["secret"]
+    assert (folder / "secret").read_text() == token
+    assert outcomes["(tmp)"][2].stdout == "[]"
+    assert wait_until(lambda: run_processes(pool) == [])
+    assert [p.name for p in Path(pool._dir.name).glob("run-*")] == []
+
+
+# --- the server's side of the wall, with the guard out of the way -------------------------
+
+UNGUARDED_ZYGOTE = textwrap.dedent("""
+    import sys
+    import explorer.zygote as zygote
+    guarded = zygote.execute
+    def execute(code, **options):
+        if code.startswith("#unguarded"):
+            exec(code, {"__name__": "__main__"})
+            return guarded("pass", **options)
+        return guarded(code, **options)
+    zygote.execute = execute
+    zygote.main(sys.argv[1])
+""")
+SOCKET_FDS = ("import os\nfds = []\nfor fd in map(int, os.listdir('/proc/self/fd')):\n"
+              "    try:\n        if os.readlink(f'/proc/self/fd/{fd}').startswith('socket:'):\n"
+              "            fds.append(fd)\n    except OSError:\n        pass\n")
+
+
+@pytest.fixture(scope="module")
+def unguarded_pool() -> Iterator[WorkerPool]:
+    """A real pool whose runs execute `#unguarded` programs as plain Python, after the lock."""
+    if box.missing() or confine.missing():
+        pytest.skip("no wall here")
+    command = box.command
+
+    def unguarded(argv: list[str], *args: Any, **options: Any) -> list[str]:
+        if argv[1:3] == ["-m", "explorer.zygote"]:
+            argv = [argv[0], "-c", UNGUARDED_ZYGOTE, *argv[3:]]
+        return command(argv, *args, **options)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(box, "command", unguarded)
+        workers = WorkerPool(size=1, limits=WALL_LIMITS, require_walls=True)
+        yield workers
+        workers.close()
+
+
+def _unguarded(pool: WorkerPool, code: str) -> tuple[Trace | BaseException, float]:
+    started = time.monotonic()
+    try:
+        trace: Trace | BaseException = pool.run("#unguarded\n" + code)
+    except BaseException as error:  # noqa: BLE001 - the pool must never raise: judged below
+        trace = error
+    return trace, time.monotonic() - started
+
+
+def test_an_unguarded_run_is_confined(unguarded_pool: WorkerPool) -> None:
+    trace, took = _unguarded(unguarded_pool, "import os\nos.listdir('/')")
+    assert isinstance(trace, Trace) and trace.error is not None  # PermissionError
+    trace, took = _unguarded(unguarded_pool, "while True:\n    pass")
+    assert took <= WALL_LIMITS.time_s + 1 + SLACK_S
+    assert unguarded_pool.run(NEXT).stdout == "42\n"
+
+
+def test_a_run_that_hangs_up_is_still_killed(unguarded_pool: WorkerPool) -> None:
+    code = SOCKET_FDS + "for fd in fds:\n    os.close(fd)\nimport time\ntime.sleep(30)\n"
+    _unguarded(unguarded_pool, code)
+    assert wait_until(lambda: run_processes(unguarded_pool) == [],
+                      WALL_LIMITS.time_s + 1 + SLACK_S)
+
+
+def test_a_run_that_answers_early_leaves_nothing(unguarded_pool: WorkerPool) -> None:
+    code = SOCKET_FDS + textwrap.dedent("""
+        import socket, time
+        from explorer.trace import failure
+        from explorer.wire import send, trace_message
+        send(socket.socket(fileno=fds[0]), trace_message(failure("Forged", "early")))
+        end, n = time.time() + 4, 0
+        while time.time() < end:
+            try:
+                os.mkdir(f"f{n}")
+                n += 1
+            except OSError:
+                time.sleep(0.001)
+    """)
+    _unguarded(unguarded_pool, code)
+    time.sleep(0.5)
+    left = [p.name for p in Path(unguarded_pool._dir.name).glob("run-*")]
+    alive = run_processes(unguarded_pool)
+    wait_until(lambda: run_processes(unguarded_pool) == [], 6)
+    assert (left, alive) == ([], [])
+
+
+def test_a_deep_private_directory_is_removed(unguarded_pool: WorkerPool) -> None:
+    code = "import os\nfor _ in range(1500):\n    os.mkdir('d')\n    os.chdir('d')\n"
+    try:
+        trace, _ = _unguarded(unguarded_pool, code)
+        assert isinstance(trace, Trace)
+        assert [p.name for p in Path(unguarded_pool._dir.name).glob("run-*")] == []
+    finally:
+        for place in Path(unguarded_pool._dir.name).glob("run-*"):
+            _remove_deep(place)
+
+
+def test_a_run_cannot_end_the_zygote_through_its_stdin(unguarded_pool: WorkerPool) -> None:
+    zygote = unguarded_pool.zygote_pid
+    _unguarded(unguarded_pool, "import os\nos.write(os.open('/proc/self/fd/0', os.O_WRONLY), b'x')")
+    time.sleep(0.3)
+    assert Path(f"/proc/{zygote}").exists()
+
+
+def test_a_run_cannot_signal_the_zygote(unguarded_pool: WorkerPool) -> None:
+    """The zygote is PID 1 of the box with no handlers: signals from inside are dropped."""
+    zygote = unguarded_pool.zygote_pid
+    _unguarded(unguarded_pool, "import fcntl, os, time\nr, w = os.pipe()\n"
+               "fcntl.fcntl(r, fcntl.F_SETOWN, 1)\nfcntl.fcntl(r, 10, 9)\n"
+               "fcntl.fcntl(r, fcntl.F_SETFL, os.O_ASYNC)\nos.write(w, b'x')\ntime.sleep(0.3)")
+    assert Path(f"/proc/{zygote}").exists()
+
+
+def test_a_run_cannot_limit_the_zygote(unguarded_pool: WorkerPool) -> None:
+    zygote = unguarded_pool.zygote_pid
+    _unguarded(unguarded_pool, "import resource\nresource.prlimit(1, resource.RLIMIT_CPU, (1, 1))")
+    unguarded_pool.run(NEXT)  # the zygote forks: its CPU time is checked
+    time.sleep(0.3)
+    assert Path(f"/proc/{zygote}").exists()
+
+
+def _remove_deep(place: Path) -> None:
+    """Remove a directory tree of any depth without recursion."""
+    stack = [place]
+    while stack:
+        top = stack[-1]
+        children = list(top.iterdir()) if top.is_dir() and not top.is_symlink() else []
+        if children:
+            stack.extend(children)
+            continue
+        stack.pop()
+        if top.is_dir() and not top.is_symlink():
+            top.rmdir()
+        else:
+            top.unlink()
