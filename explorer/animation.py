@@ -3,10 +3,12 @@
 The picture is graphviz's SVG of the same DOT the graph page shows, laid under the plot;
 the animated overlays sit at graphviz's own coordinates: an orange outline on the node the
 engine runs, green marks on the nodes done, orange edges carrying gradient so far (wider
-for larger gradients), and gold marks on leaves whose `.grad` was written. Frames hold only
-overlay coordinates, and long passes are batched into at most MAX_FRAMES frames. Frames come
-in blocks of about sqrt(frames): a block's first frame holds every overlay, the others only what
-changed since it (plotly merges them into it), so the figure grows about linearly with the pass.
+for larger gradients), and gold marks on leaves whose `.grad` was written. With `numbers`,
+each edge is labelled with the gradient it carried, a node where edges meet with their sum
+(`2.25 + 2.25 = 4.5`) and a leaf with the `.grad` written. Frames hold only overlay data,
+and long passes are batched into at most MAX_FRAMES frames. Frames come in blocks of about
+sqrt(frames): a block's first frame holds every overlay, the others only what changed since
+it (plotly merges them into it), so the figure grows about linearly with the pass.
 """
 
 from __future__ import annotations
@@ -18,16 +20,19 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from explorer.present import preview
+from explorer.present import compact, preview
 
 MAX_FRAMES = 120
+NUMBERS_UP_TO = 40  # nodes of a picture that shows numbers unless asked not to
 WIDTHS = (1.5, 3, 4.5, 6.5)  # edge width for each magnitude class
 ORANGE, GREEN, GOLD = "#f76707", "#2f9e44", "#f2b705"
 # The figure's traces, in drawing order. The green marks and the edges of each width are two
 # traces each: what earlier blocks of frames drew (settled) and what this block drew (recent).
 SETTLED = (0, 4, 6, 8, 10)  # the green marks, then the edges of each width
 RECENT = (1, 5, 7, 9, 11)
-OUTLINE, STARS, HOVER, CAPTION = 2, 3, 12, 13  # the hover points are invisible
+OUTLINE, STARS, HOVER, NUMBERS, CAPTION = 2, 3, 12, 13, 14  # the hover points are invisible
+RED = "#c92a2a"
+PAD = 4  # graphviz's margin around the drawing, in points
 _SKIP = {"hoverinfo": "skip", "showlegend": False}
 _LINES = {"mode": "lines", "opacity": 0.8, **_SKIP}
 
@@ -45,7 +50,10 @@ STYLES = {  # how each trace is drawn: frames change only its points (and the ca
        for part in (SETTLED, RECENT) for trace, width in zip(part[1:], WIDTHS, strict=True)},
     HOVER: {"mode": "markers", "marker": {"size": 18, "opacity": 0}, "hoverinfo": "text",
             "showlegend": False, "name": "nodes"},
-    CAPTION: {"mode": "text", "textposition": "bottom right", "textfont": {"size": 13}, **_SKIP},
+    NUMBERS: {"mode": "text", "cliponaxis": False,
+              "textfont": {"size": 11, "color": RED}, **_SKIP},
+    CAPTION: {"mode": "text", "textposition": "top right", "textfont": {"size": 13},
+              "cliponaxis": False, **_SKIP},  # above the plot, in its top margin
 }
 
 
@@ -57,9 +65,10 @@ def frames_of(steps: int) -> list[range]:
 
 def figure(call: dict[str, Any], layout: dict[str, Any], svg: str,
            groups: dict[str, list[str]] | None = None, at: int | None = None,
-           height: int = 640) -> go.Figure:
+           height: int = 640, numbers: bool | None = None) -> go.Figure:
     """The animated figure of one recorded backward call over its laid-out graph, showing
-    the state after engine step `at` (0-based; None: before the pass)."""
+    the state after engine step `at` (0-based; None: before the pass), with the gradients'
+    values written on it if `numbers` (None: if it has at most NUMBERS_UP_TO nodes)."""
     where = _grouped(groups or {})
     boxes = layout["nodes"]
     paths: dict[tuple[str, str], list[list[tuple[float, float]]]] = {}
@@ -67,11 +76,17 @@ def figure(call: dict[str, Any], layout: dict[str, Any], svg: str,
         paths.setdefault((tail, head), []).append(points)
     steps = call["steps"]
     carried = _carried(call, where, paths)
-    top = max((size for edges in carried.values() for _, size in edges), default=1.0) or 1.0
+    top = max((size for edges in carried.values() for _, size, _ in edges), default=1.0) or 1.0
     x0, _, _, y1 = layout["bb"]
     written_at: dict[int, list[str]] = {}
     for g in call["leaf_grads"]:
         written_at.setdefault(g["after"] - 1, []).append(g["leaf"])
+    if numbers is None:
+        numbers = len(boxes) <= NUMBERS_UP_TO
+    labels = _labels(call, where, boxes, carried) if numbers else {}
+    # Where numbers will stand, all from the first frame on (empty until said): plotly
+    # animated without a redraw puts text that is new to a trace in the wrong place.
+    said = {spot: "" for step in sorted(labels) for spot in labels[step]}
     batches = frames_of(len(steps))
     shown = next(k for k, batch in enumerate(batches) if at in batch) if at is not None and \
         batches else 0
@@ -89,8 +104,8 @@ def figure(call: dict[str, Any], layout: dict[str, Any], svg: str,
                 _lines(list(parts[k].values())) for k in kinds}
 
     state = drawn(recent, RECENT) | drawn(settled, SETTLED) | {
-        OUTLINE: _outline([], boxes), STARS: _marks([], boxes),
-        CAPTION: _caption("before backward" if batches else "", x0, y1)}
+        OUTLINE: _outline([], boxes), STARS: _marks([], boxes), NUMBERS: _texts(said),
+        CAPTION: _caption("before backward" if batches else "", x0 - PAD, y1 + PAD)}
     frames = []
     base: dict[int, dict[str, Any]] = {}  # what the block's first frame shows
     for number, batch in enumerate(batches):
@@ -104,15 +119,17 @@ def figure(call: dict[str, Any], layout: dict[str, Any], svg: str,
             in boxes))
         recent[0].update((n, n) for n in running if n not in settled[0])
         for i in batch:
-            for points, size in carried.get(i, []):
+            for points, size, _ in carried.get(i, []):
                 kind = 1 + _bucket(size, top)
                 if id(points) not in settled[kind]:
                     recent[kind][id(points)] = points
             leaves.update(dict.fromkeys(n for n in written_at.get(i, []) if n in boxes))
+            said.update(labels.get(i, {}))
         values = drawn(recent, RECENT) | {
             OUTLINE: _outline(running, boxes), STARS: _marks(list(leaves), boxes),
+            NUMBERS: _texts(said),
             CAPTION: _caption(f"step {batch[-1] + 1} of {len(steps)}: "
-                              f"{escape(steps[batch[-1]]['name'])}", x0, y1)}
+                              f"{escape(steps[batch[-1]]['name'])}", x0 - PAD, y1 + PAD)}
         # The block's first frame holds every trace; the others only what differs from it,
         # and plotly merges them into it (`baseframe`): frames grow with the graph, not with
         # the graph times the frames.
@@ -135,7 +152,8 @@ def figure(call: dict[str, Any], layout: dict[str, Any], svg: str,
 
 
 def _caption(text: str, x: float, y: float) -> dict[str, Any]:
-    """Which step a frame shows, in the top left corner (a trace, so frames can change it)."""
+    """Which step a frame shows, above the top left corner (a trace, so frames can change
+    it)."""
     return {"x": [x], "y": [y], "text": [f"<b>{text}</b>"]}
 
 
@@ -149,34 +167,81 @@ def _grouped(groups: dict[str, list[str]]) -> dict[str, str]:
     return {member: gid for gid, members in groups.items() for member in members}
 
 
-def _carried(call: dict[str, Any], where: dict[str, str],
-             paths: dict[tuple[str, str], list[list[tuple[float, float]]]]) -> dict[int, list]:
-    """step -> [(edge points, gradient norm)] for each edge that step sent gradient along."""
-    out: dict[int, list[tuple[list[tuple[float, float]], float]]] = {}
+Spot = tuple[float, float, str]  # where a number stands: x, y and its side of the point
+Carried = dict[int, list[tuple[list[tuple[float, float]], float, dict[str, Any] | None]]]
 
-    def carry(step: int, tail: str, head: str, used: int, norm: float) -> None:
+
+def _carried(call: dict[str, Any], where: dict[str, str],
+             paths: dict[tuple[str, str], list[list[tuple[float, float]]]]) -> Carried:
+    """step -> [(edge points, gradient norm, gradient)] for each edge that step sent gradient
+    along (the gradient is None where a hook cleared a `.grad`)."""
+    out: Carried = {}
+
+    def carry(step: int, tail: str, head: str, used: int, grad: dict[str, Any] | None) -> None:
         candidates = paths.get((tail, head), [])  # graph edges point the forward way
         if tail != head and candidates:
-            out.setdefault(step, []).append((candidates[used % len(candidates)], norm))
+            out.setdefault(step, []).append((candidates[used % len(candidates)],
+                                             grad["norm"] if grad else 0.0, grad))
 
     steps = call["steps"]
     if steps and steps[0]["grad_outputs"] and steps[0]["grad_outputs"][0]:
         for root in call["roots"]:  # the gradient the pass starts from, into the root's node
             carry(0, where.get(steps[0]["node"], steps[0]["node"]), root, 0,
-                  steps[0]["grad_outputs"][0]["norm"])
+                  steps[0]["grad_outputs"][0])
     for i, step in enumerate(steps):
         node = where.get(step["node"], step["node"])
         count: dict[str, int] = {}
         for grad in step["grad_inputs"]:
             if grad and grad.get("to"):
                 target = where.get(grad["to"], grad["to"])
-                carry(i, target, node, count.get(target, 0), grad["norm"])
+                carry(i, target, node, count.get(target, 0), grad)
                 count[target] = count.get(target, 0) + 1
     for grad in call["leaf_grads"]:  # AccumulateGrad writes .grad (a hook may clear it)
         node = where.get(grad["node"], grad["node"])
-        norm = grad["grad"]["norm"] if grad["grad"] else 0.0
-        carry(grad["after"] - 1, grad["leaf"], node, 0, norm)
+        carry(grad["after"] - 1, grad["leaf"], node, 0, grad["grad"])
     return out
+
+
+def _labels(call: dict[str, Any], where: dict[str, str], boxes: dict[str, tuple],
+            carried: Carried) -> dict[int, dict[Spot, str]]:
+    """step -> the numbers it writes on the picture, by where they stand: the gradient beside
+    the middle of each edge it sent along (outside, for an edge bent to one side); beside a
+    node run with gradients from several edges, their sum; beside a leaf, the `.grad`."""
+    out: dict[int, dict[Spot, str]] = {}
+    for step, edges in carried.items():
+        for points, _, grad in edges:
+            x, y = points[len(points) // 2]
+            left = x < (points[0][0] + points[-1][0]) / 2 - 1
+            spot = (round(x - 3, 1), round(y, 1), "middle left") if left else (
+                round(x + 3, 1), round(y, 1), "middle right")
+            out.setdefault(step, {})[spot] = compact(grad["values"]) if grad else "None"
+    received: dict[str, list[str]] = {}  # node -> what earlier steps sent it
+    for i, step in enumerate(call["steps"]):
+        node = where.get(step["node"], step["node"])
+        parts = received.pop(node, [])
+        grad = step["grad_outputs"][0] if step["grad_outputs"] else None
+        if len(parts) > 1 and grad and node in boxes:
+            x, y, w, _ = boxes[node]
+            out.setdefault(i, {})[(round(x + w / 2 + 4, 1), round(y, 1), "middle right")] = (
+                f"{' + '.join(parts)} = {compact(grad['values'])}")
+        for sent in step["grad_inputs"]:
+            if sent and sent.get("to"):
+                received.setdefault(where.get(sent["to"], sent["to"]), []).append(
+                    compact(sent["values"]))
+    for g in call["leaf_grads"]:
+        if g["leaf"] in boxes:
+            x, y, w, _ = boxes[g["leaf"]]
+            shown = compact(g["grad"]["values"]) if g["grad"] else "None"
+            out.setdefault(g["after"] - 1, {})[(round(x + w / 2 + 4, 1), round(y, 1),
+                                                "middle right")] = f".grad = {shown}"
+    return out
+
+
+def _texts(said: dict[Spot, str]) -> dict[str, Any]:
+    """The numbers as a text trace (plotly reads tags in text: the run's words are escaped)."""
+    return {"x": [x for x, _, _ in said] or [None], "y": [y for _, y, _ in said] or [None],
+            "textposition": [side for _, _, side in said] or ["middle right"],
+            "text": [escape(t) for t in said.values()] or [""]}
 
 
 def _bucket(size: float, top: float) -> int:
@@ -253,11 +318,11 @@ def _layout(layout: dict[str, Any], svg: str, names: list[str], height: int,
             active: int) -> dict[str, Any]:
     x0, y0, x1, y1 = layout["bb"]
     image = "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode()
-    pad = 4  # graphviz's margin around the drawing, in points
+    pad = PAD
     return dict(
-        height=height, margin={"l": 10, "r": 10, "t": 10, "b": 10}, plot_bgcolor="white",
+        height=height, margin={"l": 10, "r": 10, "t": 34, "b": 10}, plot_bgcolor="white",
         xaxis={"visible": False, "range": [x0 - pad, x1 + pad]},
-        yaxis={"visible": False, "range": [y0 - pad, y1 + pad + 24], "scaleanchor": "x"},
+        yaxis={"visible": False, "range": [y0 - pad, y1 + pad], "scaleanchor": "x"},
         images=[{"source": image, "xref": "x", "yref": "y", "x": x0 - pad, "y": y1 + pad,
                  "sizex": x1 - x0 + 2 * pad, "sizey": y1 - y0 + 2 * pad, "sizing": "stretch",
                  "layer": "below"}],

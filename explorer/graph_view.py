@@ -83,6 +83,17 @@ def default_root(trace: Trace, index: int, named: dict[str, str]) -> str | None:
     return next(iter(named), None)
 
 
+def node_lines(trace: Trace) -> dict[str, tuple[int, int]]:
+    """Node id -> the first and last line of the statement that added the node to the graph
+    (the first step whose graph holds it; ids are stable through a run)."""
+    lines: dict[str, tuple[int, int]] = {}
+    for step in trace.steps:
+        if step.graph is not None:
+            for node in trace.graphs[step.graph]["nodes"]:
+                lines.setdefault(node["id"], (step.line, step.end_line))
+    return lines
+
+
 def view(graph: dict[str, Any], roots: list[str] | None = None, show_saved: bool = True,
          show_attrs: bool = True, collapse: bool = True) -> View:
     """The part of `graph` behind `roots` (node ids; all outputs when None), as DOT."""

@@ -279,11 +279,15 @@ TEXT: dict[str, dict[str, str]] = {
     },
     "animation_help": {
         "en": "Orange outline: the node running. Green dot: done. Orange edges: gradient sent "
-              "so far (wider = larger). Gold star: a leaf's .grad was written. Hover a node "
-              "for its values.",
+              "so far (wider = larger). Red numbers: the gradient each edge carried (one "
+              "number when all its values are equal), sums where edges meet, and each leaf's "
+              ".grad. Gold star: a leaf's .grad was written. Hover a node for its values.",
         "zh": "橙色框：正在运行的节点。绿点：已完成。橙色边：已传出的梯度（越粗越大）。"
-              "金色星：叶子张量的 .grad 已写入。鼠标悬停可查看数值。",
+              "红色数字：每条边传递的梯度（所有值相同时只写一个数）、多条边汇合处的求和，"
+              "以及叶子张量的 .grad。金色星：叶子张量的 .grad 已写入。鼠标悬停可查看数值。",
     },
+    "numbers_on_picture": {"en": "Numbers on the picture", "zh": "在图上显示数值"},
+    "made_on_line": {"en": "made on line", "zh": "创建于第几行"},
     "engine_steps": {"en": "Step by step", "zh": "逐步查看"},
     "on_device": {"en": "ran on {device}", "zh": "在 {device} 上运行"},
     "received": {"en": "Received (grad_outputs)", "zh": "收到的梯度 (grad_outputs)"},

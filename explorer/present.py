@@ -14,6 +14,22 @@ def preview(values: Any, limit: int = 40) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def compact(values: Any) -> str:
+    """A tensor's values in a few characters, to write on a picture: one number when all are
+    the same (a gradient of ones, of 0.25s), a short list in full, else its preview."""
+    flat: list[Any] = []
+    stack = [values]
+    while stack:  # a run sends a few hundred values at most (explorer.validate)
+        item = stack.pop()
+        if isinstance(item, list):
+            stack.extend(item)
+        else:
+            flat.append(item)
+    if flat and all(v == flat[0] for v in flat):
+        return preview(flat[0], 24)
+    return preview(values, 24)
+
+
 def _short(values: Any) -> str:
     if isinstance(values, list):
         return "[" + ", ".join(_short(v) for v in values[:8]) + (", …" if len(values) > 8

@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 import torch
 
-from explorer.animation import MAX_FRAMES, figure, frames_of
+from explorer.animation import MAX_FRAMES, NUMBERS, figure, frames_of
 from explorer.execute import execute
 from explorer.graph_view import view
+from explorer.present import compact
 from explorer.render import positions, svg
 from explorer.rules import rule
 from tests.programs import MY_RELU, SEED
@@ -152,6 +153,56 @@ def test_the_animation_highlights_each_node_as_the_engine_runs_it() -> None:
     assert len(fig.frames[-1].data[2].x) == 1  # the gold star on x
     _, at_two = _figure(trace, at=1)
     assert at_two.layout.sliders[0].active == 1 and "MulBackward0" in at_two.data[-1].text[0]
+
+
+def _numbers(frame: object) -> list[str] | None:
+    """The numbers a frame writes on the picture; None if it leaves them as they were (a
+    frame lists only the traces it changes)."""
+    texts = dict(zip(frame.traces, frame.data, strict=True))
+    return [t for t in texts[NUMBERS].text if t] if NUMBERS in texts else None
+
+
+def test_the_engines_numbers_are_written_where_and_when_it_made_them() -> None:
+    trace = execute(SEED)
+    call, fig = _figure(trace)
+    said: list[str] = []
+    for frame, step in zip(fig.frames, call["steps"], strict=True):
+        new = _numbers(frame)[len(said):]
+        sent = [compact(g["values"]) for g in step["grad_inputs"] if g and g.get("to")]
+        assert new and set(sent) <= set(new), (step["name"], new)
+        said += new
+    # d out/dz = 1/4, times 3, times 2y = 6, summed over y's two uses, then x.grad.
+    assert said == ["1", "0.25", "0.75", "2.25", "2.25", "4.5", "2.25 + 2.25 = 4.5", "4.5",
+                    ".grad = 4.5"]
+    assert said[-1] == f".grad = {compact(trace.variables['x']['grad'])}"
+    # Every number has its place from the first frame on (plotly animated without a redraw
+    # puts new text in a corner); empty until it is said.
+    places = {(tuple(f.data[f.traces.index(NUMBERS)].x), tuple(f.data[f.traces.index(NUMBERS)].y))
+              for f in fig.frames}
+    assert len(places) == 1 and len(next(iter(places))[0]) == len(said)
+
+
+def test_numbers_can_be_left_off_and_are_by_default_on_big_graphs() -> None:
+    trace = execute(SEED)
+    call = trace.backward[0]
+    shown = view(trace.graphs[call["graph"]], call["roots"], show_saved=False,
+                 show_attrs=False)
+    quiet = figure(call, positions(shown.dot), svg(shown.dot), shown.groups, numbers=False)
+    assert _numbers(quiet.frames[0]) == [] and all(
+        _numbers(frame) in ([], None) for frame in quiet.frames)
+    code = ("x = torch.ones(4, requires_grad=True)\nys = [x * float(i) for i in range(50)]\n"
+            "out = sum(y.sum() for y in ys)\nout.backward()\n")
+    _, big = _figure(execute(code))
+    assert _numbers(big.frames[0]) == [] and all(
+        _numbers(frame) in ([], None) for frame in big.frames)
+
+
+@pytest.mark.parametrize(("values", "shown"), [
+    (1.0, "1"), ([[0.25, 0.25], [0.25, 0.25]], "0.25"), ([1.0, 2.0, 3.0], "[1, 2, 3]"),
+    ([0.5] * 200, "0.5"), (list(range(30)), "[0, 1, 2, 3, 4, 5, 6, 7…"), ([], "[]"),
+    ("<values too many to show>", "'<values too many to sh…")])
+def test_compact_writes_a_tensor_in_a_few_characters(values: object, shown: str) -> None:
+    assert compact(values) == shown
 
 
 def test_a_1000_node_pass_is_batched_into_a_small_figure() -> None:

@@ -1,4 +1,5 @@
-"""The backward animation in headless Chromium: play moves the highlight to the last step."""
+"""The backward animation in headless Chromium: play moves the highlight to the last step and
+writes the engine's numbers on the picture, each where it belongs."""
 
 from __future__ import annotations
 
@@ -18,11 +19,28 @@ def test_play_walks_the_engine_steps_to_the_last(page: Any, app_url: str) -> Non
     chart = page.locator("[data-testid='stPlotlyChart']")
     title = chart.locator(".textpoint").last
     expect(title).to_have_text("step 1 of 5: MeanBackward0")
+    # The editor marks the statement whose operation the engine step shown runs backward.
+    page.get_by_role("button", name="Forward ›").scroll_into_view_if_needed()
+    page.get_by_role("button", name="Forward ›").click()
+    expect(page.locator(".cm-step-line")).to_have_text("z = y * y * 3")  # MulBackward0
+    page.get_by_role("button", name="‹ Back").click()
+    expect(page.locator(".cm-step-line")).to_have_text("out = z.mean()")  # MeanBackward0
+    numbers = chart.locator(".scatterlayer .trace").nth(13).locator(".textpoint")
+    assert [t for t in numbers.all_text_contents() if t] == ["1", "0.25"]
     outline = chart.locator(".scatterlayer .trace").nth(2).locator("path").first
     before = outline.get_attribute("d")
     chart.locator(".updatemenu-button", has_text="Fast").click()
     expect(title).to_have_text("step 5 of 5: AccumulateGrad", timeout=10_000)
     assert outline.get_attribute("d") != before  # the highlighted node moved
+    said = [t for t in numbers.all_text_contents() if t]
+    assert said == ["1", "0.25", "0.75", "2.25", "2.25", "4.5", "2.25 + 2.25 = 4.5", "4.5",
+                    ".grad = 4.5"], said
+    # Written beside what they belong to while playing, not in a corner: the sum beside
+    # AddBackward0, below x's .grad, which stands beside the top node, below the title.
+    sum_box = numbers.filter(has_text="2.25 + 2.25").bounding_box()
+    grad_box = numbers.filter(has_text=".grad").bounding_box()
+    title_box = title.bounding_box()
+    assert title_box["y"] + title_box["height"] <= grad_box["y"] < sum_box["y"] - 40
     grip = chart.locator(".slider-grip-rect")
     rail = chart.locator(".slider-rail-rect")
     grip_box, rail_box = grip.bounding_box(), rail.bounding_box()

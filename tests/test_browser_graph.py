@@ -25,5 +25,14 @@ def test_the_graph_page_shows_the_seed_graph_as_svg(page: Any, app_url: str) -> 
     expect(svg.locator("g.node")).to_have_count(7)  # x, 5 backward nodes, out
     page.screenshot(path=ARTIFACTS / "graph-page.png")
 
+    # A node chosen in its details marks the statement that made it in the editor.
+    expect(page.locator(".cm-step-line")).to_have_text("print(x.grad)")  # the last step
+    page.get_by_label("Node details").scroll_into_view_if_needed()  # see test_export.py
+    page.get_by_label("Node details").click()
+    page.get_by_role("option", name="MulBackward0").first.click()
+    expect(page.locator(".cm-step-line")).to_have_text("z = y * y * 3")
+    expect(page.get_by_role("table")).to_contain_text("made on line")
+
+    page.get_by_role("button", name="« First").scroll_into_view_if_needed()
     page.get_by_role("button", name="« First").click()
     expect(page.get_by_text("No tensor requires grad yet")).to_be_visible()

@@ -265,8 +265,9 @@ def test_the_pages_download_png_json_and_the_animation(page: Any, app_url: str,
                                                        seed: Trace) -> None:
     page.goto(f"{app_url}/Graph")
     page.get_by_role("button", name="Run").click()
-    # Scrolled to first, as a person does: a click whose own scroll moves the picture's nested
-    # frame is lost in headless Chromium.
+    # Scrolled to first, as a person does: Chromium routes a click by where the picture's
+    # frame (a process of its own: it has no origin) was a frame ago, so a click that scrolls
+    # the page itself and lands at once is taken by that frame.
     page.get_by_role("button", name="Download PNG").scroll_into_view_if_needed()
     with page.expect_download() as png:
         page.get_by_role("button", name="Download PNG").click()

@@ -15,7 +15,7 @@ from torchviz import make_dot
 
 from explorer.execute import execute
 from explorer.graph import Ids, record
-from explorer.graph_view import COLLAPSE_ABOVE, outputs, view
+from explorer.graph_view import COLLAPSE_ABOVE, named_outputs, node_lines, outputs, view
 from explorer.render import LayoutError, svg
 from tests.programs import MY_RELU
 from tests.programs import SEED as PLAIN_SEED
@@ -208,3 +208,16 @@ def test_the_cli_json_carries_the_graph_with_torchvizs_node_set(tmp_path: Any) -
     in_dot = set(re.findall(r"(?m)^\t(\w+) \[", graph["dot"])) - {"graph", "node"}
     assert in_dot == {n["id"] for n in graph["nodes"]}
     assert all(e["src"] in in_dot and e["dst"] in in_dot for e in graph["edges"])
+
+
+def test_each_node_knows_the_statement_that_made_it() -> None:
+    trace = execute(PLAIN_SEED)  # x on line 1, y = x + 2, z = y * y * 3, out = z.mean()
+    lines = node_lines(trace)
+    graph = trace.graphs[trace.steps[-1].graph]
+    named = named_outputs(graph)
+    assert {name: lines[named[name]] for name in "xyz"} == {"x": (1, 1), "y": (2, 2),
+                                                             "z": (3, 3)}
+    made = Counter((lines[n["id"]][0], n["name"]) for n in graph["nodes"]
+                   if n["kind"] == "backward")
+    assert made == {(2, "AddBackward0"): 1, (2, "AccumulateGrad"): 1, (3, "MulBackward0"): 2,
+                    (4, "MeanBackward0"): 1}

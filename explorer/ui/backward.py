@@ -10,7 +10,7 @@ from typing import Any
 import pandas  # noqa: F401
 import streamlit as st
 
-from explorer.animation import figure, frames_of
+from explorer.animation import NUMBERS_UP_TO, figure, frames_of
 from explorer.export import animation_html, animation_view
 from explorer.i18n import text
 from explorer.markdown import code_span, plain
@@ -67,10 +67,24 @@ def backward_pass(page: str, trace: Trace, lang: str, chosen: int | None = None)
     batches = frames_of(len(call["steps"]))
     if len(batches) < len(call["steps"]):
         st.caption(text("batched", lang, steps=len(call["steps"]), frames=len(batches)))
+    numbers = st.toggle(text("numbers_on_picture", lang), key=f"{page}.numbers",
+                        value=len(layout["nodes"]) <= NUMBERS_UP_TO)
     index = _step_panel(page, call, graph, lang)
-    chart.plotly_chart(figure(call, layout, picture, shown.groups, at=index),
+    chart.plotly_chart(figure(call, layout, picture, shown.groups, at=index, numbers=numbers),
                        key=f"{page}.figure", config={"displaylogo": False})
     _vjp(call, lang)
+
+
+def engine_node(page: str, trace: Trace) -> str | None:
+    """The node of the engine step the page's step panel shows, known before the page is
+    drawn (widgets keep their values in the session); None if it shows none."""
+    calls = {c["call"]: c for c in trace.backward}
+    call = calls.get(st.session_state.get(f"{page}.call")) or (
+        trace.backward[-1] if trace.backward else None)
+    index = call and st.session_state.get(f"{page}.engine.{call['call']}")
+    if not call or not index or not call["steps"]:
+        return None
+    return call["steps"][max(1, min(index, len(call["steps"]))) - 1]["node"]
 
 
 def _step_panel(page: str, call: dict[str, Any], graph: dict[str, Any], lang: str) -> int:

@@ -7,7 +7,7 @@ from typing import Any
 
 import streamlit as st
 
-from explorer.graph_view import View, default_root, named_outputs, view
+from explorer.graph_view import View, default_root, named_outputs, node_lines, view
 from explorer.i18n import text
 from explorer.markdown import code_span, plain
 from explorer.render import MAX_STATEMENTS, LayoutError, TooLarge, png, svg
@@ -86,7 +86,7 @@ def show_graph(view: View, trace: Trace, lang: str, key: str, height: int = 560)
     json_file.download_button(text("download_json", lang), trace.to_json, "trace.json",
                               "application/json", key=f"{key}.json", on_click="ignore",
                               width="stretch")
-    _inspector(view, lang, key)
+    _inspector(view, node_lines(trace), lang, key)
 
 
 def layout_failed(error: LayoutError, lang: str) -> str:
@@ -98,14 +98,18 @@ def layout_failed(error: LayoutError, lang: str) -> str:
     return text("layout_failed", lang, reason=plain(SETTINGS.cause(error, lang)))
 
 
-def _inspector(view: View, lang: str, key: str) -> None:
+def _inspector(view: View, lines: dict[str, tuple[int, int]], lang: str, key: str) -> None:
+    """A node's details, with the line that made it (the editor marks that line: a node
+    chosen here is read by explorer.ui.editor under the same key)."""
     choices = list(view.nodes)
     restore("node", f"{key}.node", choices)
     chosen = st.selectbox(text("node_details", lang), choices, index=None, key=f"{key}.node",
                           format_func=lambda i: _title(view.nodes[i]), placeholder="—")
     keep("node", chosen)
     if chosen is not None:
-        st.table([{"": k, " ": code_span(str(v))} for k, v in _details(view.nodes[chosen])])
+        made = [(text("made_on_line", lang), lines[chosen][0])] if chosen in lines else []
+        st.table([{"": k, " ": code_span(str(v))}
+                  for k, v in [*made, *_details(view.nodes[chosen])]])
 
 
 def _title(node: dict[str, Any]) -> str:
