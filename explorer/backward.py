@@ -27,6 +27,7 @@ from typing import Any
 import torch
 
 from explorer.graph import Ids, record
+from explorer.modules import Modules
 from explorer.snapshot import leading_block, tensor_values
 
 MAX_CALLS = 20  # the first and last ten calls of a training loop are kept
@@ -43,11 +44,12 @@ TRAMPOLINES = frozenset(os.path.join(os.path.dirname(torch.__file__), *path) for
 class Recorder:
     """Wraps the autograd entry points for one run; `calls` holds what each call did."""
 
-    def __init__(self, variables: Callable[[], dict[str, Any]], ids: Ids,
+    def __init__(self, variables: Callable[[], dict[str, Any]], ids: Ids, modules: Modules,
                  graphs: list[dict[str, Any]], max_nodes: int, keep: tuple[int, ...] = (),
                  progress: Callable[[dict[str, Any]], None] | None = None) -> None:
         self.variables = variables
         self.ids = ids
+        self.modules = modules
         self.graphs = graphs
         self.max_nodes = max_nodes
         self.keep = set(keep)  # call numbers recorded in full whatever their place
@@ -107,7 +109,7 @@ class Recorder:
         call["value"] = _scalar(value) if value is not None else None
         named = {id(v) for v in variables.values()}
         extra = {f"root {i}": r for i, r in enumerate(roots) if id(r) not in named}
-        graph = record(variables | extra, self.ids, self.max_nodes)
+        graph = record(variables | extra, self.ids, self.max_nodes, self.modules)
         if graph is not None and graph.get("dot"):
             if not self.graphs or self.graphs[-1] != graph:
                 self.graphs.append(graph)

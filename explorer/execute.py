@@ -27,6 +27,7 @@ from explorer.graph import Ids
 from explorer.graph import record as record_graph
 from explorer.guards import Guards, Output
 from explorer.limits import LimitExceeded, Limits, TimeLimit, memory_message, time_message
+from explorer.modules import Modules
 from explorer.snapshot import snapshot
 from explorer.trace import Step, Trace, error_info, failure
 
@@ -68,18 +69,18 @@ def execute(code: str, *, device: str = "cpu", limits: Limits = Limits(),
     namespace = guards.namespace()
     trace = Trace(ok=True, notes=list(program.notes), device=device,
                   threads=torch.get_num_threads())
-    ids = Ids()
+    ids, modules = Ids(), Modules()
     line = 0
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("default")
         warnings.showwarning = _recorder(caught)
         try:
-            recorder = Recorder(lambda: _user_variables(namespace), ids, trace.graphs,
+            recorder = Recorder(lambda: _user_variables(namespace), ids, modules, trace.graphs,
                                 limits.graph_nodes, keep, progress)
-            with _clock(limits), recorder.install():
+            with _clock(limits), recorder.install(), modules.install():
                 for stmt in program.tree.body:
                     line = stmt.lineno
-                    _run_step(stmt, namespace, guards, out, limits, trace, ids)
+                    _run_step(stmt, namespace, guards, out, limits, trace, ids, modules)
         except BaseException as error:  # noqa: BLE001 - every failure becomes data
             trace.ok = False
             trace.error = _describe_error(error, line, limits)
@@ -115,7 +116,7 @@ def execute(code: str, *, device: str = "cpu", limits: Limits = Limits(),
 
 
 def _run_step(stmt: ast.stmt, namespace: dict[str, Any], guards: Guards, out: Output,
-              limits: Limits, trace: Trace, ids: Ids) -> None:
+              limits: Limits, trace: Trace, ids: Ids, modules: Modules) -> None:
     """Run one top-level statement; record the state after it while steps are recorded."""
     code = compile(ast.Module([stmt], []), FILENAME, "exec", dont_inherit=True)
     before = out.tell()
@@ -123,7 +124,7 @@ def _run_step(stmt: ast.stmt, namespace: dict[str, Any], guards: Guards, out: Ou
     guards.check()
     if len(trace.steps) >= limits.steps:
         return
-    graph = record_graph(_user_variables(namespace), ids, limits.graph_nodes)
+    graph = record_graph(_user_variables(namespace), ids, limits.graph_nodes, modules)
     if graph is not None and (not trace.graphs or trace.graphs[-1] != graph):
         trace.graphs.append(graph)
     trace.steps.append(Step(stmt.lineno, stmt.end_lineno or stmt.lineno,

@@ -34,6 +34,7 @@ from graphviz import Digraph
 from torchviz.dot import SAVED_PREFIX, resize_graph
 
 from explorer.graph_view import edge_line, node_line
+from explorer.modules import Modules, Names
 from explorer.snapshot import version
 
 NODE_ATTR = dict(style="filled", shape="box", align="left", fontsize="10", ranksep="0.1",
@@ -78,8 +79,11 @@ class TooBig(Exception):
     """The graph has more nodes than a run may draw."""
 
 
-def record(variables: dict[str, Any], ids: Ids, max_nodes: int) -> dict[str, Any] | None:
-    """The graph behind the tensor variables, or None when no variable takes part in one."""
+def record(variables: dict[str, Any], ids: Ids, max_nodes: int,
+           modules: Modules | None = None) -> dict[str, Any] | None:
+    """The graph behind the tensor variables, or None when no variable takes part in one;
+    with `modules`, each node made by a module call or holding a parameter names its module
+    (`module`), and a parameter is labelled by its path (`model.fc1.weight`)."""
     roots: dict[int, torch.Tensor] = {}
     names: dict[int, list[str]] = {}
     for name, value in variables.items():
@@ -88,7 +92,8 @@ def record(variables: dict[str, Any], ids: Ids, max_nodes: int) -> dict[str, Any
             names.setdefault(id(value), []).append(name)
     if not roots:
         return None
-    drawing = _Drawing(ids, {key: " = ".join(n) for key, n in names.items()}, max_nodes)
+    drawing = _Drawing(ids, {key: " = ".join(n) for key, n in names.items()}, max_nodes,
+                       (modules or Modules()).names(variables))
     collecting = gc.isenabled()
     gc.disable()  # the walk makes many small dicts and no cycles: nothing for gc to find
     try:
@@ -104,9 +109,10 @@ def record(variables: dict[str, Any], ids: Ids, max_nodes: int) -> dict[str, Any
 class _Drawing:
     """One graph: torchviz's `make_dot` with stable names, iterative, tolerant of freed buffers."""
 
-    def __init__(self, ids: Ids, names: dict[int, str], max_nodes: int) -> None:
+    def __init__(self, ids: Ids, names: dict[int, str], max_nodes: int, paths: Names) -> None:
         self.ids = ids
         self.names = names
+        self.paths = paths
         self.max_nodes = max_nodes
         self.dot = Digraph(node_attr=NODE_ATTR, graph_attr=dict(size="12,12"))
         self.seen: set[int] = set()
@@ -172,6 +178,8 @@ class _Drawing:
         self.nodes[sid] = {"id": sid, "kind": "backward", "label": label,
                            "name": type(fn).__name__, "saved": saved,
                            "custom": isinstance(fn, torch.autograd.function.BackwardCFunction)}
+        if (module := self.paths.of_node(fn)) is not None:
+            self.nodes[sid]["module"] = module
         for u, _ in getattr(fn, "next_functions", ()):
             if u is not None:
                 self._edge(self.ids.of_fn(u), sid, "grad")
@@ -235,7 +243,7 @@ class _Drawing:
         return self.ids.of_tensor(t) if t is again else f"{owner}.{label}"
 
     def _label(self, t: torch.Tensor, name: str | None = None) -> str:
-        name = name or self.names.get(id(t), "")
+        name = name or self.names.get(id(t)) or self.paths.of_param(t)[0] or ""
         size = ", ".join(str(v) for v in _shape(t)) if not t.is_nested else "nested"
         return f"{name}\n ({size})"  # torchviz's get_var_name
 
@@ -250,6 +258,8 @@ class _Drawing:
             "device": str(t.device), "requires_grad": t.requires_grad, "is_leaf": t.is_leaf,
             "grad_fn": type(t.grad_fn).__name__ if t.grad_fn is not None else None,
             "version": version(t)}
+        if colour == "lightblue" and (module := self.paths.of_param(t)[1]) is not None:
+            self.nodes[sid]["module"] = module
 
     def _edge(self, src: str, dst: str, kind: str, **attrs: str) -> None:
         self.dot.body.append(edge_line(src, dst, attrs))

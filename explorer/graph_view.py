@@ -44,6 +44,7 @@ HEADER = re.compile(r'digraph \{\n\tgraph \[size="[0-9.]+,[0-9.]+"\]\n\tnode \[[
 STATEMENT = re.compile(
     rf'\t(?:{_ID}) \[label=(?:{_ID})(?: fillcolor=(?:{"|".join(COLOURS.values())}))?\]\n'
     rf'|\t(?:{_ID}) -> (?:{_ID})(?: \[(?:dir=none|style=dotted)\])?\n')
+CLUSTER_STYLE = "style=\"dashed,rounded\" color=grey50 fontcolor=grey30 fontname=monospace"
 COLLAPSE_ABOVE = 300  # nodes; above this, chains of one op are grouped
 MIN_CHAIN = 4
 
@@ -95,8 +96,9 @@ def node_lines(trace: Trace) -> dict[str, tuple[int, int]]:
 
 
 def view(graph: dict[str, Any], roots: list[str] | None = None, show_saved: bool = True,
-         show_attrs: bool = True, collapse: bool = True) -> View:
-    """The part of `graph` behind `roots` (node ids; all outputs when None), as DOT."""
+         show_attrs: bool = True, collapse: bool = True, fold: tuple[str, ...] = ()) -> View:
+    """The part of `graph` behind `roots` (node ids; all outputs when None), as DOT, with the
+    nodes of each module in `fold` (paths, see `modules`) drawn as one node."""
     nodes = {n["id"]: n for n in graph["nodes"]}
     keep = _behind(graph, roots) if roots else set(nodes)
     if not show_saved:
@@ -104,9 +106,49 @@ def view(graph: dict[str, Any], roots: list[str] | None = None, show_saved: bool
     edges = [e for e in graph["edges"] if e["src"] in keep and e["dst"] in keep]
     kept = {i: n for i, n in nodes.items() if i in keep}
     groups: dict[str, list[str]] = {}
+    if fold:
+        kept, edges, groups = _fold(kept, edges, fold)
     if collapse and len(kept) > COLLAPSE_ABOVE:
-        kept, edges, groups = _collapse(kept, edges)
+        kept, edges, chains = _collapse(kept, edges)
+        groups |= chains
     return View(_dot(kept, edges, show_attrs), kept, groups, hidden=len(nodes) - len(keep))
+
+
+def modules(graph: dict[str, Any]) -> list[str]:
+    """The paths of the modules whose calls made nodes of `graph`, and of the modules around
+    them (`model` around `model.fc1`), in order."""
+    paths: dict[str, None] = {}
+    for node in graph["nodes"]:
+        if "module" in node:
+            parts = node["module"].split(".")
+            paths.update(dict.fromkeys(".".join(parts[:i]) for i in range(1, len(parts) + 1)))
+    return sorted(paths)
+
+
+def _fold(nodes: dict[str, dict[str, Any]], edges: list[dict[str, Any]],
+          fold: tuple[str, ...]) -> tuple[dict[str, dict[str, Any]], list[dict[str, Any]],
+                                          dict[str, list[str]]]:
+    """Each module of `fold` (the outermost, where one holds another) as one node, in the
+    module around it."""
+    groups: dict[str, list[str]] = {}
+    shown: dict[str, dict[str, Any]] = {}
+    for number, path in enumerate(p for p in fold if not any(_inside(p, q) for q in fold)):
+        members = [i for i, n in nodes.items() if n.get("module") == path
+                   or _inside(n.get("module", ""), path)]
+        if members:
+            gid = f"module{number + 1}"
+            groups[gid] = members
+            shown[gid] = {"id": gid, "kind": "group", "name": path, "members": members,
+                          "folded": True, "label": f"{path}\n({len(members)} nodes, folded)"}
+            if "." in path:
+                shown[gid]["module"] = path.rsplit(".", 1)[0]
+    member_of = {m: gid for gid, members in groups.items() for m in members}
+    return *_grouped(nodes, edges, member_of, shown), groups
+
+
+def _inside(path: str, outer: str) -> bool:
+    """True if module `path` lies within module `outer` (and is not it)."""
+    return path.startswith(f"{outer}.")
 
 
 def _behind(graph: dict[str, Any], roots: list[str]) -> set[str]:
@@ -168,18 +210,32 @@ def _collapse(nodes: dict[str, dict[str, Any]], edges: list[dict[str, Any]]) -> 
         groups_of = {member_of.get(o) for o in owners}
         if nodes[saved]["kind"] == "saved" and len(groups_of) == 1 and None not in groups_of:
             member_of[saved] = groups_of.pop()
-    kept = {i: n for i, n in nodes.items() if i not in member_of}
-    for gid, chain in groups.items():
-        name = nodes[chain[0]]["name"]
-        kept[gid] = {"id": gid, "kind": "group", "name": name, "members": chain,
-                     "label": f"{name} × {len(chain)}\n(collapsed chain)"}
+    shown = {gid: {"id": gid, "kind": "group", "name": nodes[chain[0]]["name"],
+                   "members": chain, "label": f"{nodes[chain[0]]['name']} × {len(chain)}\n"
+                   "(collapsed chain)"} | _module_of(nodes, chain)
+             for gid, chain in groups.items()}
+    return *_grouped(nodes, edges, member_of, shown), groups
+
+
+def _module_of(nodes: dict[str, dict[str, Any]], members: list[str]) -> dict[str, str]:
+    """{"module": path} if all `members` belong to one module, else {}."""
+    paths = {nodes[m].get("module") for m in members}
+    return {"module": paths.pop()} if len(paths) == 1 and None not in paths else {}
+
+
+def _grouped(nodes: dict[str, dict[str, Any]], edges: list[dict[str, Any]],
+             member_of: dict[str, str], shown: dict[str, dict[str, Any]]) -> tuple[
+        dict[str, dict[str, Any]], list[dict[str, Any]]]:
+    """`nodes` with the members of groups replaced by the groups' nodes (`shown`), edges
+    rewired."""
+    kept = {i: n for i, n in nodes.items() if i not in member_of} | shown
     rewired, seen = [], set()
     for e in edges:
         src, dst = member_of.get(e["src"], e["src"]), member_of.get(e["dst"], e["dst"])
         if src != dst and (src, dst) not in seen:
             seen.add((src, dst))
             rewired.append({**e, "src": src, "dst": dst})
-    return kept, rewired, groups
+    return kept, rewired
 
 
 def _dot(nodes: dict[str, dict[str, Any]], edges: list[dict[str, Any]],
@@ -193,8 +249,34 @@ def _dot(nodes: dict[str, dict[str, Any]], edges: list[dict[str, Any]],
         elif node["kind"] != "backward":
             attrs["fillcolor"] = COLOURS.get(node["kind"], "white")
         body.append(node_line(node["id"], label, attrs))
+    body.extend(_clusters(nodes))
     body.extend(edge_line(e["src"], e["dst"], _edge_attrs(e)) for e in edges)
     return _source(body)
+
+
+def _clusters(nodes: dict[str, dict[str, Any]]) -> list[str]:
+    """A dashed box named after each module around the nodes its calls made, nested as the
+    modules are (torchview's clusters)."""
+    members: dict[str, list[str]] = defaultdict(list)
+    for node in nodes.values():
+        if "module" in node:
+            members[node["module"]].append(node["id"])
+    inner: dict[str | None, list[str]] = defaultdict(list)  # module -> the modules in it
+    for path in {".".join(p.split(".")[:i]) for p in members for i in range(1, p.count(".") + 2)}:
+        inner[path.rsplit(".", 1)[0] if "." in path else None].append(path)
+    lines: list[str] = []
+    stack: list[str | None] = sorted(inner[None], reverse=True)
+    while stack:
+        path = stack.pop()
+        if path is None:  # the end of a module's box
+            lines.append("\t}\n")
+            continue
+        lines.append(f"\tsubgraph {_quote('cluster_' + path)} {{\n\t\tlabel={_quote(path)} "
+                     f"{CLUSTER_STYLE}\n")
+        lines.extend(f"\t\t{_quote(member)}\n" for member in members.get(path, ()))
+        stack.append(None)
+        stack.extend(sorted(inner[path], reverse=True))
+    return lines
 
 
 def torchviz_dot(graph: dict[str, Any]) -> str:
@@ -246,7 +328,8 @@ def _source(body: list[str]) -> str:
 def tooltip(node: dict[str, Any]) -> str:
     """The details shown when hovering over a node."""
     if node["kind"] == "group":
-        return f"{len(node['members'])} × {node['name']}, collapsed"
+        return (f"{node['name']}: {len(node['members'])} nodes, folded" if node.get("folded")
+                else f"{len(node['members'])} × {node['name']}, collapsed")
     if node["kind"] == "backward":
         lines = [node["name"]] + [f"{k}: {v}" for k, v in node.get("saved", {}).items()]
         return "\n".join(lines)

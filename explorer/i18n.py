@@ -193,6 +193,7 @@ TEXT: dict[str, dict[str, str]] = {
               "逐步执行程序，看计算图如何长出来。",
     },
     "roots": {"en": "Graph of", "zh": "显示这些张量的计算图"},
+    "fold_modules": {"en": "Fold modules into one node", "zh": "将模块折叠为一个节点"},
     "show_saved": {"en": "Saved tensors", "zh": "保存的张量"},
     "show_attrs": {"en": "Node attributes", "zh": "节点属性"},
     "no_graph": {

@@ -290,12 +290,13 @@ class _Reader:
         if kind == "backward":
             return _record("a backward node", value, {
                 "id": SHORT, "kind": SHORT, "label": SHORT, "name": SHORT,
-                "saved": _mapping(SHORT, MAX_LINES), "custom": _flag},
+                "saved": _mapping(SHORT, MAX_LINES), "custom": _flag, "module": SHORT},
                 {"id", "kind", "label", "name"})
         node = _record("a tensor node", value, {
             "id": SHORT, "kind": SHORT, "label": SHORT, "names": NAMES, "shape": SHAPE,
             "dtype": SHORT, "device": SHORT, "requires_grad": _flag, "is_leaf": _flag,
-            "grad_fn": _optional(SHORT), "version": _optional(COUNT), "custom": _flag},
+            "grad_fn": _optional(SHORT), "version": _optional(COUNT), "custom": _flag,
+            "module": SHORT},
             {"id", "kind", "label", "shape", "dtype", "device", "requires_grad", "is_leaf",
              "grad_fn", "version"})
         return node | {"colour": COLOURS[kind]}

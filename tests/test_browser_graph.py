@@ -36,3 +36,26 @@ def test_the_graph_page_shows_the_seed_graph_as_svg(page: Any, app_url: str) -> 
     page.get_by_role("button", name="« First").scroll_into_view_if_needed()
     page.get_by_role("button", name="« First").click()
     expect(page.get_by_text("No tensor requires grad yet")).to_be_visible()
+
+
+def test_a_sequential_models_graph_has_a_box_per_module(page: Any, app_url: str) -> None:
+    page.goto(f"{app_url}/Graph")
+    page.get_by_label("Code").fill(
+        "model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(),\n"
+        "                            torch.nn.Linear(4, 1))\n"
+        "loss = model(torch.randn(2, 3)).sum()\n")
+    page.get_by_role("button", name="Run").click()
+    svg = page.frame_locator("[data-testid='stMain'] iframe").first.frame_locator(
+        "iframe").locator("svg")
+    clusters = svg.locator("g.cluster")
+    expect(clusters).to_have_count(4)  # model and its three layers
+    assert sorted(clusters.locator("text").all_text_contents()) == [
+        "model", "model.0", "model.1", "model.2"]
+    expect(svg.get_by_text("model.0.weight", exact=True)).to_be_visible()
+    page.screenshot(path=ARTIFACTS / "graph-modules.png")
+    # Folded, a layer is one node and its box is gone.
+    page.get_by_label("Fold modules into one node").scroll_into_view_if_needed()
+    page.get_by_label("Fold modules into one node").click()
+    page.get_by_role("option", name="model.0", exact=True).click()
+    expect(clusters).to_have_count(3)
+    expect(svg.get_by_text("(6 nodes, folded)")).to_be_visible()

@@ -22,6 +22,7 @@ import pytest
 
 from explorer.examples import by_key
 from explorer.lessons import lessons
+from explorer.limits import Limits
 from explorer.worker import WorkerPool
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -85,7 +86,8 @@ def same(expected: Any, actual: Any, where: str = "") -> list[str]:
 
 @pytest.fixture(scope="module")
 def golden_pool() -> Iterator[WorkerPool]:
-    pool = WorkerPool(size=1, threads=1)
+    # The run's behaviour, not its speed: a busy machine must not reach the time limit.
+    pool = WorkerPool(size=1, threads=1, limits=Limits(time_s=60))
     yield pool
     pool.close()
 

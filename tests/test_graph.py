@@ -15,7 +15,14 @@ from torchviz import make_dot
 
 from explorer.execute import execute
 from explorer.graph import Ids, record
-from explorer.graph_view import COLLAPSE_ABOVE, named_outputs, node_lines, outputs, view
+from explorer.graph_view import (
+    COLLAPSE_ABOVE,
+    modules,
+    named_outputs,
+    node_lines,
+    outputs,
+    view,
+)
 from explorer.render import LayoutError, svg
 from tests.programs import MY_RELU
 from tests.programs import SEED as PLAIN_SEED
@@ -221,3 +228,85 @@ def test_each_node_knows_the_statement_that_made_it() -> None:
                    if n["kind"] == "backward")
     assert made == {(2, "AddBackward0"): 1, (2, "AccumulateGrad"): 1, (3, "MulBackward0"): 2,
                     (4, "MeanBackward0"): 1}
+
+
+MODEL = """model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(),
+                            torch.nn.Sequential(torch.nn.Linear(4, 2), torch.nn.Tanh()))
+x = torch.randn(5, 3)
+loss = model(x).pow(2).mean()
+loss.backward()
+"""
+
+
+def test_a_modules_parameters_are_named_as_torchviz_names_them() -> None:
+    model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 1))
+    out = model(torch.randn(2, 3)).sum()
+    ours = record({"model": model, "out": out}, Ids(), 20_000)
+    assert ours is not None
+    named = {f"model.{n}": p for n, p in model.named_parameters()}
+    theirs = make_dot(out, params={"out": out} | named, show_attrs=True, show_saved=True)
+    assert _normalise(ours["dot"]) == _normalise(theirs.source)
+
+
+def test_each_node_names_the_module_whose_call_made_it() -> None:
+    graph = execute(MODEL).graph
+    made = Counter((n.get("module"), n["name"]) for n in graph["nodes"]
+                   if n["kind"] == "backward")
+    assert made == {("model.0", "AddmmBackward0"): 1, ("model.0", "TBackward0"): 1,
+                    ("model.0", "AccumulateGrad"): 2, ("model.1", "ReluBackward0"): 1,
+                    ("model.2.0", "AddmmBackward0"): 1, ("model.2.0", "TBackward0"): 1,
+                    ("model.2.0", "AccumulateGrad"): 2, ("model.2.1", "TanhBackward0"): 1,
+                    (None, "PowBackward0"): 1, (None, "MeanBackward0"): 1}
+    leaves = {n["label"].split("\n")[0]: n.get("module") for n in graph["nodes"]
+              if n["kind"] == "leaf"}
+    assert leaves == {"model.0.weight": "model.0", "model.0.bias": "model.0",
+                      "model.2.0.weight": "model.2.0", "model.2.0.bias": "model.2.0"}
+    assert modules(graph) == ["model", "model.0", "model.1", "model.2", "model.2.0",
+                              "model.2.1"]
+
+
+def test_a_module_no_variable_reaches_lends_its_nodes_to_the_named_one_around_it() -> None:
+    code = ("class Net(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.fc = torch.nn.Linear(2, 2)\n    def forward(self, x):\n"
+            "        return torch.nn.Tanh()(self.fc(x)) * 2\n"
+            "net = Net()\nout = net(torch.ones(1, 2)).sum()\n")
+    graph = execute(code).graph
+    made = {n["name"]: n.get("module") for n in graph["nodes"] if n["kind"] == "backward"}
+    assert made["TanhBackward0"] == "net" and made["MulBackward0"] == "net"
+    assert made["AddmmBackward0"] == "net.fc" and made["SumBackward0"] is None
+
+
+def test_each_module_is_a_box_around_its_nodes_nested_as_the_modules_are() -> None:
+    graph = execute(MODEL).graph
+    shown = view(graph, show_saved=False)
+    laid = json.loads(subprocess.run(["dot", "-Tjson0"], input=shown.dot.encode(),
+                                     capture_output=True, check=True).stdout)
+    boxes = {o["name"].removeprefix("cluster_"): [float(v) for v in o["bb"].split(",")]
+             for o in laid["objects"] if o["name"].startswith("cluster_")}
+    assert sorted(boxes) == modules(graph)
+    centres = {o["name"]: tuple(map(float, o["pos"].split(","))) for o in laid["objects"]
+               if "pos" in o}
+
+    def inside(point: tuple[float, float], box: list[float]) -> bool:
+        return box[0] <= point[0] <= box[2] and box[1] <= point[1] <= box[3]
+
+    for node in shown.nodes.values():
+        module = node.get("module")
+        for path, box in boxes.items():
+            within = module is not None and (module == path or module.startswith(path + "."))
+            assert inside(centres[node["id"]], box) == within, (node["label"], path)
+
+
+def test_a_folded_module_is_one_node_in_the_module_around_it() -> None:
+    graph = execute(MODEL).graph
+    whole = view(graph)
+    folded = view(graph, fold=("model.2", "model.2.0"))
+    (gid, members), = folded.groups.items()
+    inner = {i for i, n in whole.nodes.items() if n.get("module", "").startswith("model.2.")}
+    assert set(members) == inner and not inner & set(folded.nodes)
+    node = folded.nodes[gid]
+    assert node["module"] == "model" and node["label"] == f"model.2\n({len(inner)} nodes, folded)"
+    assert "cluster_model.2" not in folded.dot and "cluster_model.0" in folded.dot
+    into = {e["src"] for e in graph["edges"] if e["dst"] in inner and e["src"] not in inner}
+    assert into and all(f"\t{src} -> {gid}\n" in folded.dot for src in into)
+    svg(folded.dot)  # graphviz draws it

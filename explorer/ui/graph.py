@@ -7,7 +7,7 @@ from typing import Any
 
 import streamlit as st
 
-from explorer.graph_view import View, default_root, named_outputs, node_lines, view
+from explorer.graph_view import View, default_root, modules, named_outputs, node_lines, view
 from explorer.i18n import text
 from explorer.markdown import code_span, plain
 from explorer.render import MAX_STATEMENTS, LayoutError, TooLarge, png, svg
@@ -129,6 +129,17 @@ def _details(node: dict[str, Any]) -> list[tuple[str, Any]]:
                                       "grad_fn", "version"))]
 
 
+def _fold(page: str, paths: list[str], lang: str) -> list[str]:
+    """The modules to draw as one node each, chosen among `paths` (none: no choice shown)."""
+    if not paths:
+        return []
+    restore("fold", f"{page}.fold", paths)
+    fold = st.multiselect(text("fold_modules", lang), paths, key=f"{page}.fold",
+                          placeholder="—")
+    keep("fold", fold or None)
+    return fold
+
+
 def graph_at_step(page: str, trace: Trace, index: int, lang: str) -> None:
     """The graph after step `index`: root choice, options, picture, and what is not in it."""
     step = trace.steps[index]
@@ -155,7 +166,9 @@ def graph_at_step(page: str, trace: Trace, index: int, lang: str) -> None:
     saved = options[1].toggle(text("show_saved", lang), key=f"{page}.saved")
     attrs = options[2].toggle(text("show_attrs", lang), key=f"{page}.attrs")
     expand = st.session_state[f"{page}.expand"]
-    shown = view(graph, [named[r] for r in roots] or None, saved, attrs, collapse=not expand)
+    fold = _fold(page, modules(graph), lang)
+    shown = view(graph, [named[r] for r in roots] or None, saved, attrs, collapse=not expand,
+                 fold=tuple(fold))
     if shown.groups or expand:
         members = sum(len(m) for m in shown.groups.values())
         if shown.groups:

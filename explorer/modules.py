@@ -1,0 +1,111 @@
+"""Which `nn.Module` made each backward node, and the names of parameters. Runs in a worker.
+
+While a run goes on, a forward pre-hook and a forward hook common to all modules note the
+span of autograd sequence numbers each module call used (`torch.autograd` numbers every
+node it makes, in order, per thread); a node belongs to the innermost module call whose
+span holds its number. The hooks only read the counter: they change no input, output or
+order, and run before the program's own module hooks, as PyTorch runs global hooks.
+
+A module is named by the path it has under a variable of the program (`model`,
+`model.0`, `model.fc1`), a parameter likewise (`model.fc1.weight`); a module no variable
+reaches has no name, and its nodes belong to the nearest named module around it.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import torch
+from torch.nn.modules.module import register_module_forward_hook, register_module_forward_pre_hook
+
+MAX_NUMBERED = 200_000  # sequence numbers remembered; past them, new nodes get no module
+
+
+class Modules:
+    """The module calls of one run."""
+
+    def __init__(self) -> None:
+        self._owner: dict[int, list[int]] = {}  # sequence number -> modules, innermost first
+        self._open: list[tuple[int, int]] = []  # module calls running: (token, first number)
+        # A module called is known by a token of its own (an id may be reused once it is gone).
+        self._tokens: dict[int, tuple[weakref.ref[torch.nn.Module], int]] = {}
+
+    @contextmanager
+    def install(self) -> Iterator[None]:
+        """Note module calls until the block ends."""
+        before = register_module_forward_pre_hook(self._enter)
+        after = register_module_forward_hook(self._leave)
+        try:
+            yield
+        finally:
+            before.remove()
+            after.remove()
+
+    def token(self, module: torch.nn.Module, new: bool = False) -> int | None:
+        """The token of `module` (made if `new`), or None if it was never called."""
+        ref, token = self._tokens.get(id(module), (None, -1))
+        if ref is not None and ref() is module:
+            return token
+        if not new:
+            return None
+        self._tokens[id(module)] = (weakref.ref(module), token := len(self._tokens) + 1)
+        return token
+
+    def _enter(self, module: torch.nn.Module, _: Any) -> None:
+        self._open.append((self.token(module, new=True), torch._C._autograd._get_sequence_nr()))
+
+    def _leave(self, module: torch.nn.Module, _: Any, __: Any) -> None:
+        key = self.token(module)
+        while self._open:  # a call an exception ended closes with the one around it
+            token, first = self._open.pop()
+            if token == key:
+                break
+        else:
+            return
+        end = min(torch._C._autograd._get_sequence_nr(), first + MAX_NUMBERED)
+        for number in range(first, end):
+            if number in self._owner or len(self._owner) < MAX_NUMBERED:
+                self._owner.setdefault(number, []).append(key)
+
+    def names(self, variables: dict[str, Any]) -> Names:
+        """Module and parameter paths under the program's variables."""
+        modules: dict[int, str] = {}  # token -> path
+        params: dict[int, tuple[str, str]] = {}  # parameter -> (its path, its module's)
+        for name, value in variables.items():
+            if not isinstance(value, torch.nn.Module):
+                continue
+            # The base class's methods: a program's subclass may override them.
+            for path, module in torch.nn.Module.named_modules(value, prefix=name):
+                token = self.token(module)
+                if token is not None:
+                    modules.setdefault(token, path)
+                for pname, p in torch.nn.Module.named_parameters(module, recurse=False):
+                    params.setdefault(id(p), (f"{path}.{pname}", path))
+        return Names(self, modules, params)
+
+
+class Names:
+    """The paths of one moment's modules and parameters."""
+
+    def __init__(self, calls: Modules, modules: dict[int, str],
+                 params: dict[int, tuple[str, str]]) -> None:
+        self._calls = calls
+        self._modules = modules
+        self._params = params
+
+    def of_node(self, fn: Any) -> str | None:
+        """The path of the innermost named module whose call made backward node `fn`."""
+        variable = getattr(fn, "variable", None)
+        if isinstance(variable, torch.Tensor):  # AccumulateGrad: its parameter's module
+            return self.of_param(variable)[1]
+        for key in self._calls._owner.get(fn._sequence_nr(), ()):
+            if key in self._modules:
+                return self._modules[key]
+        return None
+
+    def of_param(self, t: torch.Tensor) -> tuple[str | None, str | None]:
+        """A parameter's path and its module's, or (None, None)."""
+        return self._params.get(id(t), (None, None))
