@@ -96,9 +96,11 @@ def node_lines(trace: Trace) -> dict[str, tuple[int, int]]:
 
 
 def view(graph: dict[str, Any], roots: list[str] | None = None, show_saved: bool = True,
-         show_attrs: bool = True, collapse: bool = True, fold: tuple[str, ...] = ()) -> View:
+         show_attrs: bool = True, collapse: bool = True, fold: tuple[str, ...] = (),
+         notes: dict[str, str] | None = None) -> View:
     """The part of `graph` behind `roots` (node ids; all outputs when None), as DOT, with the
-    nodes of each module in `fold` (paths, see `modules`) drawn as one node."""
+    nodes of each module in `fold` (paths, see `modules`) drawn as one node and `notes` (node
+    id -> text, e.g. its values) written under the labels of the nodes they name."""
     nodes = {n["id"]: n for n in graph["nodes"]}
     keep = _behind(graph, roots) if roots else set(nodes)
     if not show_saved:
@@ -111,7 +113,8 @@ def view(graph: dict[str, Any], roots: list[str] | None = None, show_saved: bool
     if collapse and len(kept) > COLLAPSE_ABOVE:
         kept, edges, chains = _collapse(kept, edges)
         groups |= chains
-    return View(_dot(kept, edges, show_attrs), kept, groups, hidden=len(nodes) - len(keep))
+    return View(_dot(kept, edges, show_attrs, notes or {}), kept, groups,
+                hidden=len(nodes) - len(keep))
 
 
 def modules(graph: dict[str, Any]) -> list[str]:
@@ -238,11 +241,13 @@ def _grouped(nodes: dict[str, dict[str, Any]], edges: list[dict[str, Any]],
     return kept, rewired
 
 
-def _dot(nodes: dict[str, dict[str, Any]], edges: list[dict[str, Any]],
-         show_attrs: bool) -> str:
+def _dot(nodes: dict[str, dict[str, Any]], edges: list[dict[str, Any]], show_attrs: bool,
+         notes: dict[str, str]) -> str:
     body = []
     for node in nodes.values():
         label = node["label"] if show_attrs or node["kind"] != "backward" else node["name"]
+        if node["id"] in notes:
+            label = f"{label}\n{notes[node['id']]}"
         attrs = {"tooltip": tooltip(node)}
         if node["kind"] == "group":
             attrs.update(fillcolor="lightgrey", style="filled,dashed")

@@ -112,7 +112,7 @@ FIELDS: dict[str, Callable[[str], Any]] = {
     "step": _integer(1, 1_000_000),  # the program step shown
     "inspect": name,  # the variable looked inside
     "roots": _names,  # the graph's chosen outputs
-    "saved": _flag, "attrs": _flag, "expand": _flag,  # the graph's options
+    "saved": _flag, "attrs": _flag, "expand": _flag, "values": _flag,  # the graph's options
     "fold": _names,  # the modules the graph draws as one node each
     "node": name,  # the graph node whose details are open
     "tab": _matching(r"check|graph|backward"),  # the custom Function page's tab

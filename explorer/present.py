@@ -30,6 +30,22 @@ def compact(values: Any) -> str:
     return preview(values, 24)
 
 
+def node_values(graph: dict[str, Any], variables: Variables) -> dict[str, str]:
+    """Graph node id -> the values and, once written, the `.grad` of the variable it names,
+    as a few characters to write under its label."""
+    notes = {}
+    for node in graph["nodes"]:
+        info = next((variables[n] for n in node.get("names", ()) if n in variables), None)
+        if info is None or info.get("kind") != "tensor":
+            continue
+        lines = [f"= {compact(info['values'])}"] if info.get("values") is not None else []
+        if info.get("grad") is not None:
+            lines.append(f"grad {compact(info['grad'])}")
+        if lines:
+            notes[node["id"]] = "\n".join(lines)
+    return notes
+
+
 def _short(values: Any) -> str:
     if isinstance(values, list):
         return "[" + ", ".join(_short(v) for v in values[:8]) + (", …" if len(values) > 8

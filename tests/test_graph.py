@@ -23,6 +23,7 @@ from explorer.graph_view import (
     outputs,
     view,
 )
+from explorer.present import node_values
 from explorer.render import LayoutError, svg
 from tests.programs import MY_RELU
 from tests.programs import SEED as PLAIN_SEED
@@ -310,3 +311,17 @@ def test_a_folded_module_is_one_node_in_the_module_around_it() -> None:
     into = {e["src"] for e in graph["edges"] if e["dst"] in inner and e["src"] not in inner}
     assert into and all(f"\t{src} -> {gid}\n" in folded.dot for src in into)
     svg(folded.dot)  # graphviz draws it
+
+
+def test_numbers_under_the_labels_are_the_variables_values_and_grads() -> None:
+    trace = execute(SEED)
+    step = trace.steps[-1]
+    graph = trace.graphs[step.graph]
+    named = named_outputs(graph)
+    notes = node_values(graph, step.variables)
+    assert notes == {named["x"]: "= 1\ngrad 4.5", named["y"]: "= 3", named["z"]: "= 27",
+                     named["out"]: "= 27"}
+    dot = view(graph, notes=notes).dot
+    assert 'label="x\n (2, 2)\n= 1\ngrad 4.5"' in dot
+    before = trace.steps[-3]  # before backward: no .grad yet
+    assert node_values(trace.graphs[before.graph], before.variables)[named["x"]] == "= 1"

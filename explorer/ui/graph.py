@@ -7,9 +7,11 @@ from typing import Any
 
 import streamlit as st
 
+from explorer.animation import NUMBERS_UP_TO
 from explorer.graph_view import View, default_root, modules, named_outputs, node_lines, view
 from explorer.i18n import text
 from explorer.markdown import code_span, plain
+from explorer.present import node_values
 from explorer.render import MAX_STATEMENTS, LayoutError, TooLarge, png, svg
 from explorer.trace import Trace
 from explorer.ui.common import SETTINGS
@@ -158,17 +160,20 @@ def graph_at_step(page: str, trace: Trace, index: int, lang: str) -> None:
     default = default_root(trace, index, named)
     for param, key, value in (("roots", f"{page}.roots.{index}", [default] if default else []),
                               ("saved", f"{page}.saved", True), ("attrs", f"{page}.attrs", True),
-                              ("expand", f"{page}.expand", False)):
+                              ("expand", f"{page}.expand", False),
+                              ("values", f"{page}.values",
+                               len(graph["nodes"]) <= NUMBERS_UP_TO)):
         restore(param, key, named if param == "roots" else None)
         st.session_state.setdefault(key, value)
-    options = st.columns([2, 1, 1])
-    roots = options[0].multiselect(text("roots", lang), list(named), key=f"{page}.roots.{index}")
-    saved = options[1].toggle(text("show_saved", lang), key=f"{page}.saved")
-    attrs = options[2].toggle(text("show_attrs", lang), key=f"{page}.attrs")
+    roots = st.multiselect(text("roots", lang), list(named), key=f"{page}.roots.{index}")
+    options = st.columns(3)
+    saved = options[0].toggle(text("show_saved", lang), key=f"{page}.saved")
+    attrs = options[1].toggle(text("show_attrs", lang), key=f"{page}.attrs")
+    numbers = options[2].toggle(text("numbers_on_picture", lang), key=f"{page}.values")
     expand = st.session_state[f"{page}.expand"]
     fold = _fold(page, modules(graph), lang)
     shown = view(graph, [named[r] for r in roots] or None, saved, attrs, collapse=not expand,
-                 fold=tuple(fold))
+                 fold=tuple(fold), notes=node_values(graph, step.variables) if numbers else None)
     if shown.groups or expand:
         members = sum(len(m) for m in shown.groups.values())
         if shown.groups:
@@ -178,4 +183,5 @@ def graph_at_step(page: str, trace: Trace, index: int, lang: str) -> None:
     keep("roots", roots)
     keep("saved", saved)
     keep("attrs", attrs)
+    keep("values", numbers)
     show_graph(shown, trace, lang, key=page)
