@@ -1,13 +1,15 @@
 """The last wall, raised by each run's process on itself before the program runs.
 
 Assume the program runs arbitrary Python with real builtins. After `lock()` this process:
-- opens only files beneath what Python needs (read-only) and its own private directory
-  (read-write), by Landlock: not the host's `/etc`, `/root`, `/home`, the app's checkout,
-  other runs' directories or `/proc` of other processes;
+- opens only files beneath what Python needs and its own empty private directory, all
+  read-only (it makes no file, not even an empty one), by Landlock: not the host's `/etc`,
+  `/root`, `/home`, the app's checkout, other runs' directories or `/proc` of other
+  processes;
 - makes none of these system calls, by a seccomp filter (libseccomp): `execve`, new
   processes (threads are allowed), new sockets, tracing or reading other processes, System V
   or POSIX IPC objects, mounts and namespaces, BPF, perf events, kernel keys, io_uring,
-  userfaultfd, modules, a file's owner to signal; a signal goes only to itself, and limits,
+  userfaultfd, modules, a file's owner to signal, a file's mode, owner, times or extended
+  attributes; a signal goes only to itself, and limits,
   priorities, CPU affinity and memory placement are set on itself only. Each fails with
   EPERM (ENOSYS for `clone3`, so that threads fall back to `clone`): a plain error.
 
@@ -41,6 +43,11 @@ DENIED = (
     "delete_module", "kexec_load", "kexec_file_load", "reboot", "swapon", "swapoff", "acct",
     "quotactl", "syslog", "personality", "name_to_handle_at", "open_by_handle_at",
     "fanotify_init", "memfd_secret", "seccomp",
+    # A file's mode, owner, times and extended attributes: Landlock has no right for them, and
+    # the box's user owns the pool's directory and the zygote's socket.
+    "chmod", "fchmod", "fchmodat", "fchmodat2", "chown", "fchown", "lchown", "fchownat",
+    "utime", "utimes", "futimesat", "utimensat", "setxattr", "lsetxattr", "fsetxattr",
+    "setxattrat", "removexattr", "lremovexattr", "fremovexattr", "removexattrat",
 )
 SIGNALS = ("kill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo")  # first argument: a pid
 # First argument a pid, 0 for this process: allowed for 0 only. (setpriority and ioprio_set
@@ -57,8 +64,7 @@ DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
 
 def lock(private: str, readable: Iterable[str], gpus: Iterable[str] = ()) -> None:
     """Confine this process (and threads it starts later) for good: Landlock first (reading
-    `readable` and this process's own `/proc/<pid>`, writing `private`), then the seccomp
-    filter."""
+    `readable`, `private` and this process's own `/proc/<pid>`), then the seccomp filter."""
     _landlock(private, [*readable, os.path.realpath("/proc/self")], gpus)
     _seccomp()
 
@@ -107,7 +113,7 @@ def _landlock(private: str, readable: Iterable[str], gpus: Iterable[str]) -> Non
     for path in (*DEVICES, *gpus):
         if os.path.exists(path):
             ruleset.allow(path, rules=file_rights)
-    ruleset.allow(private, rules=landlock.FSAccess.all() & ~landlock.FSAccess.EXECUTE)
+    ruleset.allow(private, rules=READ)  # its working directory, empty: nothing is made there
     ruleset.apply()
 
 

@@ -349,7 +349,7 @@ def _quote(text: str) -> str:
     """graphviz's quoting of an id or attribute value, never as an HTML-like string, and
     never ending in an odd backslash, which would escape the closing quote and let the text
     that follows be read as DOT; remembered: labels and ids repeat."""
-    text = str(text)
+    text = str(text).replace("\t", " ")  # a tab starts a statement only (explorer.render)
     if quoting.FINAL_ODD_BACKSLASHES.search(text):
         text += "\\"
     return quoting.quote(text, is_html_string=_never)

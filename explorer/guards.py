@@ -23,7 +23,7 @@ import os
 import re
 import string
 import sys
-import time
+import time as _time
 import traceback
 import types
 from collections.abc import Iterable, Iterator
@@ -45,8 +45,23 @@ MAX_INT_BITS = 1_000_000  # about 300,000 decimal digits
 SAFE_ROOTS = ("torch", "numpy", "math", "random")
 MODULES: dict[str, Any] = {
     name: importlib.import_module(name) for name in sandbox.MODULES - {"time", "__future__"}
-} | {"time": types.SimpleNamespace(time=time.time, perf_counter=time.perf_counter,
-                                   monotonic=time.monotonic, sleep=time.sleep)}
+}
+
+
+class _Clock:
+    """The `time` a program imports: the clocks and `sleep`, nothing else. A class of its own
+    that takes no arguments: `type(time)(**fields)` makes nothing (a namespace type would make
+    an object with any attribute, `__array_interface__` included)."""
+
+    __slots__ = ()
+    time, perf_counter = staticmethod(_time.time), staticmethod(_time.perf_counter)
+    monotonic, sleep = staticmethod(_time.monotonic), staticmethod(_time.sleep)
+
+    def __repr__(self) -> str:
+        return "<module 'time' (its clocks and sleep)>"
+
+
+MODULES["time"] = _Clock()
 
 SAFE_BUILTINS = (
     "abs", "all", "any", "bin", "bool", "callable", "chr", "complex", "dict", "divmod",
@@ -152,7 +167,7 @@ class Guards:
             "torch": torch, "np": np, "math": math,
             "__ae_tick__": self.tick, "__ae_iter__": self.iter, "__ae_attr__": _attr,
             "__ae_settable__": _settable, "__ae_binop__": _binop, "__ae_operand__": _operand,
-            "__ae_import__": _import, "__ae_format__": _format,
+            "__ae_import__": _import, "__ae_format__": _format, "__ae_keywords__": _keywords,
         }
 
     def check(self) -> None:
@@ -341,6 +356,18 @@ def _cond(*args: Any, **kwargs: Any) -> None:
 SUBSTITUTES: dict[int, Any] = {
     id(torch.set_default_tensor_type): _set_default_tensor_type, id(torch.cond): _cond,
 }
+
+
+def _keywords(mapping: Any) -> Any:
+    """`f(**mapping)`, its keys checked as written keyword names are: read once into a dict,
+    so that the keys checked are the keys passed (anything else gets Python's own error)."""
+    if not hasattr(mapping, "keys"):
+        return mapping
+    passed = dict(mapping)
+    for key in passed:
+        if isinstance(key, str):
+            sandbox.check_name(key, None)
+    return passed
 
 
 def _settable(obj: Any) -> Any:

@@ -225,6 +225,12 @@ TEXT: dict[str, dict[str, str]] = {
         "zh": "它有 {count:,} 个节点和边，超过了这里能排版的 {cap:,} 个。请少选几个变量来画，"
               "或保持长链折叠。",
     },
+    "layout_too_tangled": {
+        "en": "it has {edges:,} edges between only {nodes:,} nodes, more than can be laid out "
+              "here. Draw it for fewer variables.",
+        "zh": "它在仅 {nodes:,} 个节点之间有 {edges:,} 条边，多到这里无法排版。"
+              "请少选几个变量来画。",
+    },
     "cause_hidden": {"en": "the details are in the server's log",
                      "zh": "详细原因记录在服务器日志中"},
     "hosted_note": {

@@ -12,6 +12,10 @@ def plain(text: object) -> str:
     return MARKUP.sub(r"\\\1", str(text))
 
 
+LINE_BREAKS = re.compile(r"\r\n|[\r\n]")
+
+
 def code_span(text: str) -> str:
-    """`text` as inline code: a program's strings must not render as links or images."""
-    return "`" + text.replace("`", "ˋ") + "`" if text else ""
+    """`text` as inline code, on one line: a program's strings must not render as links or
+    images (a line break could end the span; it is shown as ↵)."""
+    return "`" + LINE_BREAKS.sub("↵", text.replace("`", "ˋ")) + "`" if text else ""

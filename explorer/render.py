@@ -9,6 +9,7 @@ out once, not twice.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import threading
@@ -16,6 +17,14 @@ from typing import Any
 
 LAYOUT_TIMEOUT_S = 30.0
 MAX_STATEMENTS = 12_000  # nodes + edges graphviz is asked to lay out (~2 s at 1,500 nodes)
+# Edges tangled among few nodes cost `dot` far more than many nodes do: 500 edges among 65
+# nodes took 10 s, 860 among 85 more than 40 s. torchviz's graphs have one or two per node.
+EDGES_PER_NODE, SPARE_EDGES = 4, 200
+# Network simplex (ranking, then placing) stops after this many passes per node: graphs that
+# need more are the tangled ones, and a good-enough layout soon beats the best one late.
+NETWORK_SIMPLEX = ("-Gnslimit=2", "-Gnslimit1=2")
+NODE_LINE = re.compile(r'(?m)^\t"?[\w.\[\]]+"? \[label=')
+EDGE_LINE = re.compile(r'(?m)^\t"?[\w.\[\]]+"? -> ')
 SVG_END = "</svg>\n"
 KEPT_SVGS = 4  # SVGs drawn by `positions` and not yet asked for
 KEPT_FAILURES = 64  # graphs that could not be laid out: not tried again
@@ -39,6 +48,15 @@ class TooLarge(LayoutError):
         self.statements = statements
 
 
+class TooTangled(LayoutError):
+    """A graph with more edges than its nodes can carry in a layout: refused before `dot`."""
+
+    def __init__(self, nodes: int, edges: int) -> None:
+        super().__init__(f"the graph has {edges:,} edges between {nodes:,} nodes, more than "
+                         "can be laid out here; draw it for fewer variables")
+        self.nodes, self.edges = nodes, edges
+
+
 def svg(dot: str, timeout_s: float = LAYOUT_TIMEOUT_S) -> str:
     """The SVG graphviz draws for `dot`."""
     with _drawn_lock:
@@ -57,6 +75,11 @@ def _draw(dot: str, formats: list[str], timeout_s: float) -> bytes:
     statements = dot.count("\n\t")
     if statements > MAX_STATEMENTS:
         raise TooLarge(statements)
+    # A statement starts a line with one tab (none in a label: explorer.graph_view._quote),
+    # a node's with an id (plain, as explorer.validate checks) and its label.
+    nodes, edges = len(NODE_LINE.findall(dot)), len(EDGE_LINE.findall(dot))
+    if edges > EDGES_PER_NODE * nodes + SPARE_EDGES:
+        raise TooTangled(nodes, edges)
     with _drawn_lock:
         failed = _failed.get(hash(dot))
     if failed is not None:
@@ -76,7 +99,8 @@ def _run_dot(dot: str, formats: list[str], timeout_s: float) -> bytes:
     if binary is None:
         raise LayoutError("graphviz's `dot` is not installed (Debian: apt-get install graphviz)")
     try:
-        done = subprocess.run([binary, *(f"-T{fmt}" for fmt in formats)], input=dot.encode(),
+        done = subprocess.run([binary, *NETWORK_SIMPLEX, *(f"-T{fmt}" for fmt in formats)],
+                              input=dot.encode(),
                               capture_output=True, timeout=timeout_s, check=False)
     except subprocess.TimeoutExpired:
         raise LayoutError(f"laying out the graph took more than {timeout_s:g} s") from None

@@ -160,7 +160,8 @@ def _parse_full_width(code: str, error: SyntaxError) -> ast.Module:
     raise error
 
 
-def _check_name(name: str, line: int) -> None:
+def check_name(name: str, line: int | None) -> None:
+    """Refuse a name outside the sandbox (at `line`, or at run time)."""
     if name in ESCAPE_NAMES:
         raise Refused(line, f"`{name}` is not available in the sandbox: a program may not run "
                             "code from strings, open files or reach a namespace")
@@ -197,10 +198,10 @@ class _Checker(ast.NodeVisitor):
         super().generic_visit(node)
 
     def visit_Name(self, node: ast.Name) -> None:
-        _check_name(node.id, node.lineno)
+        check_name(node.id, node.lineno)
 
     def visit_arg(self, node: ast.arg) -> None:
-        _check_name(node.arg, node.lineno)
+        check_name(node.arg, node.lineno)
         self.generic_visit(node)
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
@@ -211,16 +212,16 @@ class _Checker(ast.NodeVisitor):
 
     def visit_keyword(self, node: ast.keyword) -> None:
         if node.arg:
-            _check_name(node.arg, node.value.lineno)
+            check_name(node.arg, node.value.lineno)
         self.generic_visit(node)
 
     def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
         if node.name not in DUNDER_METHODS:  # methods Python calls for the program's classes
-            _check_name(node.name, node.lineno)
+            check_name(node.name, node.lineno)
         self.generic_visit(node)
 
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
-        _check_name(node.name, node.lineno)
+        check_name(node.name, node.lineno)
         if node.keywords:
             raise Refused(node.lineno, "class keywords such as `metaclass=` are outside the "
                                        "sandbox")
@@ -235,14 +236,14 @@ class _Checker(ast.NodeVisitor):
             raise Refused(node.lineno, "a bare `except:` would hide the explorer's limits; "
                                        "name the exception, e.g. `except RuntimeError as e:`")
         if node.name:
-            _check_name(node.name, node.lineno)
+            check_name(node.name, node.lineno)
         self.generic_visit(node)
 
     def visit_Import(self, node: ast.Import) -> None:
         for alias in node.names:
             _check_module(alias.name, node.lineno)
             if alias.asname:
-                _check_name(alias.asname, node.lineno)
+                check_name(alias.asname, node.lineno)
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
         if node.level or not node.module:
@@ -254,7 +255,7 @@ class _Checker(ast.NodeVisitor):
                                            "use")
             if node.module != "__future__":
                 check_attr(alias.name, node.lineno)
-            _check_name(alias.asname or alias.name, node.lineno)
+            check_name(alias.asname or alias.name, node.lineno)
 
 
 def _is_super_call(node: ast.expr) -> bool:
@@ -296,6 +297,14 @@ class _Rewriter(ast.NodeTransformer):
             return node
         guard = "format" if node.attr in FORMAT_METHODS else "attr"
         return ast.copy_location(_call(guard, node.value, ast.Constant(node.attr)), node)
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        for keyword in node.keywords:  # `**mapping`: its keys are names too
+            if keyword.arg is None:
+                keyword.value = ast.copy_location(_call("keywords", keyword.value),
+                                                  keyword.value)
+        return node
 
     def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
         self.generic_visit(node)

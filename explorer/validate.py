@@ -15,6 +15,7 @@ where it has one.
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -151,6 +152,16 @@ WHOLE = _whole(None)
 SHAPE = _list(COUNT, MAX_DIMS)
 STRIDES = _list(WHOLE, MAX_DIMS)
 NAMES = _list(SHORT, MAX_VARIABLES, cut=True)
+NODE_ID = re.compile(r"[\w.\[\]]{1,200}")  # as explorer.graph names nodes: `n12`, `n3.self[0]`
+
+
+def _node_id(value: Any) -> str:
+    if not isinstance(value, str) or not NODE_ID.fullmatch(value):
+        raise _Wrong("a node id (letters, digits, `_`, `.`, `[`, `]`)")
+    return value
+
+
+NODE = _node_id
 
 
 def _record(what: str, value: Any, fields: dict[str, Check],
@@ -289,11 +300,11 @@ class _Reader:
             raise _Wrong("a node of a kind a graph has")
         if kind == "backward":
             return _record("a backward node", value, {
-                "id": SHORT, "kind": SHORT, "label": SHORT, "name": SHORT,
+                "id": NODE, "kind": SHORT, "label": SHORT, "name": SHORT,
                 "saved": _mapping(SHORT, MAX_LINES), "custom": _flag, "module": SHORT},
                 {"id", "kind", "label", "name"})
         node = _record("a tensor node", value, {
-            "id": SHORT, "kind": SHORT, "label": SHORT, "names": NAMES, "shape": SHAPE,
+            "id": NODE, "kind": SHORT, "label": SHORT, "names": NAMES, "shape": SHAPE,
             "dtype": SHORT, "device": SHORT, "requires_grad": _flag, "is_leaf": _flag,
             "grad_fn": _optional(SHORT), "version": _optional(COUNT), "custom": _flag,
             "module": SHORT},
@@ -304,7 +315,7 @@ class _Reader:
     @staticmethod
     def edge(value: Any) -> dict[str, Any]:
         edge = _record("an edge", value, {
-            "src": SHORT, "dst": SHORT, "kind": SHORT, "attrs": _mapping(SHORT, 2)},
+            "src": NODE, "dst": NODE, "kind": SHORT, "attrs": _mapping(SHORT, 2)},
             {"src", "dst", "kind"})
         if edge["kind"] not in EDGE_KINDS:
             raise BadResult("an edge's kind is not one a graph has")

@@ -100,7 +100,7 @@ class WorkerPool:
                            device=device)
         try:
             place = f"run-{uuid.uuid4().hex}"
-            job = job_message(code, device, limits, seed, self.threads, keep, place, self.locked)
+            job = job_message(code, device, limits, seed, self.threads, keep, place)
             trace = self._run(job, place, device, limits, on_progress)
             if trace.error and trace.error["type"] == "WorkerCrashed" and self._zygote_died():
                 trace = self._run(job, place, device, limits, on_progress)  # a dying zygote
@@ -222,7 +222,8 @@ class WorkerPool:
                    TMPDIR=self._dir.name, MALLOC_ARENA_MAX="2", PYTHONDONTWRITEBYTECODE="1",
                    # one BLAS thread, and no TorchDynamo compiler
                    OPENBLAS_NUM_THREADS="1", TORCHDYNAMO_DISABLE="1")
-        argv = [sys.executable, "-m", "explorer.zygote", self._socket]
+        argv = [sys.executable, "-m", "explorer.zygote", self._socket,
+                *([] if self.locked else ["--unlocked"])]
         if not self.boxed:
             self._zygote = subprocess.Popen(
                 argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=self._dir.name,

@@ -29,6 +29,7 @@ from explorer.execute import execute
 from explorer.limits import Limits
 from explorer.wire import recv, send, trace_message
 
+MAX_TASKS = 256  # processes and threads of the box's user a run may bring it to
 PR_SET_PDEATHSIG = 1  # prctl.h: the standard library has no prctl
 _LIBC = ctypes.CDLL(None, use_errno=True)
 
@@ -38,7 +39,9 @@ WARM_UP = ("x = torch.ones(2, 2, requires_grad=True)\nout = (x * x + 1).mean()\n
            "torch.optim.SGD([x], lr=0.1).step()\n")
 
 
-def main(path: str) -> None:
+def main(path: str, lock: bool) -> None:
+    """Serve runs on the socket `path`, each locked (`explorer.confine`) if `lock`: decided
+    here once by the server, never by a job."""
     # One thread: a fork must not inherit a started OpenMP pool.
     torch.set_num_threads(1)
     execute(WARM_UP)
@@ -60,11 +63,11 @@ def main(path: str) -> None:
         conn, _ = listener.accept()
         if os.fork() == 0:
             listener.close()
-            _child(conn, readable, gpus)
+            _child(conn, readable if lock else None, gpus)
         conn.close()
 
 
-def _child(conn: socket.socket, readable: list[str], gpus: list[str]) -> None:
+def _child(conn: socket.socket, readable: list[str] | None, gpus: list[str]) -> None:
     """Serve one job in this fresh process, then leave without running any cleanup."""
     code = 0
     try:
@@ -84,17 +87,18 @@ def _child(conn: socket.socket, readable: list[str], gpus: list[str]) -> None:
         os._exit(code)
 
 
-def enter(job: dict[str, Any], readable: list[str], gpus: list[str]) -> Limits:
+def enter(job: dict[str, Any], readable: list[str] | None, gpus: list[str]) -> Limits:
     """Everything between a job's arrival and its program, in this order: threads, the
-    private directory, the lock (while this process has one thread), the limits. Standard
-    input becomes /dev/null: the zygote's pipe, reopened by /proc/self/fd/0, is writable."""
+    private directory, the lock (while this process has one thread; none without `readable`),
+    the limits. Standard input becomes /dev/null: the zygote's pipe, reopened by
+    /proc/self/fd/0, is writable."""
     nothing = os.open(os.devnull, os.O_RDONLY)
     os.dup2(nothing, 0)
     os.close(nothing)
     limits = Limits(**job["limits"])
     torch.set_num_threads(job["threads"])
     home = _private_dir(job["dir"])
-    if job["lock"]:
+    if readable is not None:
         confine.lock(home, readable, gpus)
     _limit(limits, job["device"])
     return limits
@@ -109,6 +113,8 @@ def _limit(limits: Limits, device: str) -> None:
     resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 1))
     resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    # Threads count as processes: a run cannot take every pid of the machine.
+    resource.setrlimit(resource.RLIMIT_NPROC, (MAX_TASKS, MAX_TASKS))
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # writing a file fails instead of killing us
     if device.startswith("cuda"):
         # An address-space cap breaks the CUDA driver: cap what PyTorch may allocate instead.
@@ -150,4 +156,4 @@ def _address_space() -> int:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(sys.argv[1], lock=sys.argv[2:] != ["--unlocked"])

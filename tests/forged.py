@@ -9,7 +9,9 @@ from typing import Any
 
 from explorer.trace import Trace
 
-EVIL = "![x](http://evil.example/x.png) [click](javascript:alert(1)) <img src=x onerror=alert(1)>"
+# A blank line first: it would end a code span and start a paragraph of the run's own.
+EVIL = ("w\n\n![x](http://evil.example/x.png) [click](javascript:alert(1)) "
+        "<img src=x onerror=alert(1)>")
 LINK = 'URL="javascript:alert(1)" href="javascript:alert(2)" target=_top'
 # Markup markdown or HTML would act on: an image or link `](`, a tag `<img`, `<a `, `<script`.
 ACTIVE = re.compile(r"(?<!\\)(?:\]\(|<(?:img|a|script|svg|iframe)\b)", re.IGNORECASE)

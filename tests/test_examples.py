@@ -26,6 +26,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from explorer.examples import EXAMPLES, Example, by_key  # noqa: E402
+from explorer.limits import Limits  # noqa: E402
 from explorer.worker import default_pool  # noqa: E402
 from tests.plain import PlainRun, run_plain, without_addresses  # noqa: E402
 
@@ -276,7 +277,7 @@ def test_in_app_output_matches_plain_pytorch(
         "explorer.worker", reason="runner not available", exc_type=ImportError
     )
     plain, _ = plain_runs[example.key]
-    trace = worker.run(example.code)
+    trace = worker.run(example.code, limits=Limits(time_s=60))  # behaviour, not speed
     assert trace.threads == worker.default_pool().threads
     assert_same_output(
         plain.stdout, trace.stdout, uninitialised=shows_uninitialised_memory(example.code)

@@ -53,6 +53,8 @@ LEGIT = {
     "assert-close": "torch.testing.assert_close(torch.ones(2), torch.ones(2) + 1e-9)\n"
                     "print('close')\n",
     "sliding-window": "print(np.lib.stride_tricks.sliding_window_view(np.arange(5), 3))\n",
+    "keywords": "def f(a, **kw):\n    return a, sorted(kw)\nopts = {'lr': 0.1, 'a': 2}\n"
+                "print(f(**opts), dict(**{'b': 1}), torch.ones(2).to(**{'dtype': torch.int64}))\n",
 }
 
 
@@ -88,6 +90,15 @@ CLOSED = {
     "getattr-dunder": ("getattr(torch, '__builtins__')", "private attribute"),
     "getattr-module": ("getattr(torch, 'os')", "module `os`"),
     "class-on-library": ("class T(np.ndarray):\n    pass", "must subclass"),
+    # Raw memory through an object that claims an array interface, made by `**` keys that
+    # no written keyword may have, from the type of the `time` stand-in (a namespace type).
+    "array-interface": ("import time\nNS = type(time)\n"
+                        "face = {'data': (id(print), False), 'shape': (4,), 'typestr': '<u8',"
+                        " 'version': 3}\nprint(np.asarray(NS(**{'__array_interface__': face})))",
+                        "dunder names such as `__array_interface__`"),
+    "keywords-dunder": ("def f(**kw):\n    return kw\nf(**{'__class__': 1})",
+                        "dunder names such as `__class__`"),
+    "keywords-reserved": ("print(dict(**{'__ae_attr__': 1}))", "reserved by the explorer"),
 }
 
 
@@ -101,6 +112,13 @@ def test_a_hole_found_from_outside_is_closed_with_a_clear_message(
     assert trace.error is not None and trace.error["type"] == "Refused", trace.error
     assert reason in trace.error["message"]
     assert "canary-8d1e" not in trace.to_json() and os.listdir(tmp_path) == []
+
+
+def test_the_time_stand_in_makes_nothing_but_times() -> None:
+    trace = execute("import time\nt = time.perf_counter()\nprint(type(t).__name__, time)\n"
+                    "type(time)(x=1)\n")
+    assert trace.stdout == "float <module 'time' (its clocks and sleep)>\n"
+    assert trace.error is not None and trace.error["type"] == "TypeError"
 
 
 def test_no_install_path_reaches_the_learner() -> None:

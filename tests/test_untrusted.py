@@ -16,10 +16,10 @@ from explorer.devices import MAX_GPUS, cuda_devices
 from explorer.execute import execute
 from explorer.graph_view import torchviz_dot, view
 from explorer.limits import Limits
-from explorer.render import MAX_STATEMENTS, LayoutError, TooLarge, svg
+from explorer.render import MAX_STATEMENTS, LayoutError, TooLarge, TooTangled, svg
 from explorer.trace import Trace
 from explorer.validate import MAX_CALLS, MAX_LINES, MAX_MESSAGE, MAX_VARIABLES, BadResult, progress
-from explorer.wire import MAX_DEPTH, BadAnswer, decode, trace_message
+from explorer.wire import MAX_CONTAINERS, MAX_DEPTH, BadAnswer, decode, trace_message
 from explorer.worker import WorkerPool
 from tests.forged import EVIL, LINK, forged, hostile
 from tests.programs import MY_RELU, SEED
@@ -53,6 +53,19 @@ def test_a_malformed_answer_is_a_clear_value_error_never_a_crash() -> None:
     assert cleaned == {"stdout": "a\ufffdb", "w": [["\ufffd"]], "\ufffd": "😀"}
     json.dumps(cleaned).encode()  # it can be sent on
     assert Trace.from_json(b"[" * 5000 + b"]" * 5000).error["type"] == "BadResult"
+
+
+def test_an_answer_of_millions_of_tiny_objects_is_refused_before_decoding() -> None:
+    # 16 MiB of `{},` cost the server 4 s and 800 MB to decode; counted first, it costs ~10 ms.
+    flood = b'{"ok": true, "a": [' + b"{}," * ((16 << 20) // 3 - 10) + b"{}]}"
+    started = time.monotonic()
+    with pytest.raises(BadAnswer, match="lists and objects"):
+        decode(flood)
+    assert time.monotonic() - started < 0.5
+    legit = trace_message(execute("x = torch.ones(3, requires_grad=True)\n(x * 2).sum()"
+                                  ".backward()\n"))
+    assert legit.count(b"{") + legit.count(b"[") < MAX_CONTAINERS // 100
+    assert decode(legit)["ok"] is True
 
 
 def test_a_flood_of_warnings_and_a_huge_message_are_cut() -> None:
@@ -203,6 +216,33 @@ def test_a_graph_too_big_to_lay_out_fails_fast_and_once() -> None:
     with pytest.raises(LayoutError, match="took more than"):
         svg(slow)  # failed once: not laid out again, on any rerun
     assert time.monotonic() - started < 0.1
+
+
+TANGLE = ("x = torch.ones(1, requires_grad=True)\nxs = [x]\nfor i in range({n}):\n"
+          "    xs.append(torch.stack(xs).sum(0))\ny = xs[-1]\n")  # each sums all before it
+
+
+def test_a_tangled_graph_is_refused_before_dot_runs() -> None:
+    # 862 edges among 83 nodes kept `dot` busy past 40 s; refused at once, with the reason.
+    dot = view(execute(TANGLE.format(n=40)).graph).dot
+    started = time.monotonic()
+    with pytest.raises(TooTangled, match="862 edges between 83 nodes") as raised:
+        svg(dot)
+    assert time.monotonic() - started < 0.5 and raised.value.nodes == 83
+    assert "<svg" in svg(view(execute(TANGLE.format(n=15)).graph).dot)  # a smaller one is drawn
+
+
+def test_labels_and_ids_cannot_pass_edges_off_as_nodes() -> None:
+    # Node statements hidden in labels (a line break, a tab, then `id [label=`) do not count
+    # as nodes, and a run's node id is a plain name: the tangle is refused all the same.
+    graph = execute(TANGLE.format(n=40)).graph
+    fake = "\n\tfake [label=x]" * 200
+    graph["nodes"] = [n | {"label": n["label"] + fake} for n in graph["nodes"]]
+    with pytest.raises(TooTangled):
+        svg(view(graph).dot)
+    node = {**graph["nodes"][0], "id": 'a [label=x] -> b'}
+    answer = forged(graphs=[{"dot": "", "nodes": [node], "edges": []}])
+    assert "node id" in refused(answer)
 
 
 def test_a_program_cannot_make_the_server_list_a_million_gpus() -> None:

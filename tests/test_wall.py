@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 import tempfile
@@ -47,7 +48,8 @@ PROBE = textwrap.dedent("""
         os.waitpid(pid, 0)
         sys.exit(0)
     os.close(read)
-    job = {"limits": %(limits)s, "threads": 1, "dir": "run-probe", "lock": True,
+    # A job cannot turn the lock off: the zygote alone decides (the lock is asserted below).
+    job = {"limits": %(limits)s, "threads": 1, "dir": "run-probe", "lock": False,
            "device": "cpu"}
     zygote.enter(job, confine.readable_paths(), [])
     results = {}
@@ -89,6 +91,8 @@ PROBE = textwrap.dedent("""
     attempt("zygote environ", lambda: open(f"/proc/{os.getppid()}/environ").read())
     attempt("own status", lambda: "Seccomp:\\t2" in open("/proc/self/status").read() or "no")
     attempt("uid", lambda: (os.getuid(), os.geteuid()))
+    attempt("chmod pool dir", lambda: os.chmod("..", 0o777))
+    attempt("chmod socket", lambda: os.chmod(targets["socket"], 0o777))
     attempt("raise limits", lambda: __import__("resource").setrlimit(
         __import__("resource").RLIMIT_AS, (-1, -1)))
     os.write(write, json.dumps(results).encode())
@@ -141,6 +145,9 @@ def attempts(canaries: dict[str, Path]) -> dict[str, str]:
         other = Path(place) / "run-other"
         other.mkdir()
         (other / "secret.txt").write_text(SECRET)
+        socket.socket(socket.AF_UNIX).bind(str(Path(place) / "zygote.sock"))  # a stand-in
+        os.chmod(Path(place) / "zygote.sock", 0o600)
+        os.chown(Path(place) / "zygote.sock", box.box_user(), -1)
         os.chown(place, box.box_user(), -1)
         targets = {
             "read": {"checkout canary": str(canaries["checkout"]),
@@ -154,6 +161,7 @@ def attempts(canaries: dict[str, Path]) -> dict[str, str]:
                      "proc": "/proc", "tmp": "/tmp"},
             "create": {"tmp": "/tmp", "pool dir": place, "other run": str(other),
                        "explorer": str(ROOT / "explorer"), "private": "."},
+            "socket": str(Path(place) / "zygote.sock"),
         }
         limits = json.dumps(Limits().__dict__)
         argv = [sys.executable, "-c", PROBE % {"limits": limits}, json.dumps(targets)]
@@ -164,7 +172,9 @@ def attempts(canaries: dict[str, Path]) -> dict[str, str]:
         assert done.returncode == 0, done.stderr[-2000:]
         assert time.monotonic() - started < 60
         results: dict[str, str] = json.loads(done.stdout)
-        results["left in pool dir"] = repr(sorted(set(os.listdir(place)) - {other.name}))
+        results["left in pool dir"] = repr(sorted(set(os.listdir(place))
+                                                  - {other.name, "zygote.sock"}))
+        results["socket mode"] = oct(os.stat(Path(place) / "zygote.sock").st_mode & 0o777)
         results["other run untouched"] = repr(sorted(os.listdir(other)))
     time.sleep(0.2)
     results["processes left"] = repr(sorted(processes(place) - before_processes))
@@ -187,12 +197,11 @@ def test_nothing_outside_can_be_listed(attempts: dict[str, str]) -> None:
         assert attempts[f"list {target}"] in {"PermissionError", "FileNotFoundError"}, target
 
 
-def test_files_are_made_only_in_the_private_directory(attempts: dict[str, str]) -> None:
-    for target in ("tmp", "pool dir", "other run", "explorer"):
+def test_no_file_is_made_not_even_in_the_private_directory(attempts: dict[str, str]) -> None:
+    for target in ("tmp", "pool dir", "other run", "explorer", "private"):
         assert attempts[f"create {target}"] in {"PermissionError", "OSError",
                                                 "FileNotFoundError"}, target
-    assert attempts["create private"] == "allowed"
-    assert attempts["write here"] == "OSError"  # RLIMIT_FSIZE 0: no contents, even there
+    assert attempts["write here"] == "PermissionError"
     assert attempts["posix shm"] in {"PermissionError", "FileNotFoundError"}
     assert attempts["other run untouched"] == repr(["secret.txt"])
 
@@ -204,6 +213,9 @@ def test_no_exec_socket_process_ipc_or_signal(attempts: dict[str, str]) -> None:
     for name in ("shmget", "semget", "msgget", "ptrace", "unshare"):
         assert attempts[name] == "True", name  # the call returned -1: refused
     assert attempts["own status"] == "True"  # a seccomp filter is in force
+    # Landlock has no right for a file's mode: seccomp refuses it (the box's user owns both).
+    assert attempts["chmod pool dir"] == attempts["chmod socket"] == "PermissionError"
+    assert attempts["socket mode"] == "0o600"
     assert attempts["raise limits"] == "ValueError"
     uid = box.box_user()
     assert attempts["uid"] == repr((uid, uid))
@@ -255,7 +267,7 @@ PAYLOAD_PROBE = textwrap.dedent("""
     os.close(stdin_r)
 
     def job(name):
-        return {"limits": %(limits)s, "threads": 1, "dir": name, "lock": True, "device": "cpu"}
+        return {"limits": %(limits)s, "threads": 1, "dir": name, "device": "cpu"}
 
     def state(pid):
         try:
@@ -359,6 +371,9 @@ def payload_results(canaries: dict[str, Path]) -> dict[str, dict[str, object]]:
         other = Path(place) / "run-other"
         other.mkdir()
         (other / "secret.txt").write_text(SECRET)
+        socket.socket(socket.AF_UNIX).bind(str(Path(place) / "zygote.sock"))  # a stand-in
+        os.chmod(Path(place) / "zygote.sock", 0o600)
+        os.chown(Path(place) / "zygote.sock", box.box_user(), -1)
         os.chown(place, box.box_user(), -1)
         site = next(p for p in sys.path if p.endswith("site-packages"))
         targets = {"checkout canary": str(canaries["checkout"]),
@@ -378,11 +393,14 @@ def payload_results(canaries: dict[str, Path]) -> dict[str, dict[str, object]]:
                               timeout=120, check=False, cwd=place)
         assert done.returncode == 0, done.stderr[-2000:]
         results: dict[str, dict[str, object]] = json.loads(done.stdout)
-        left = sorted(set(os.listdir(place)) - {other.name})
+        left = sorted(set(os.listdir(place)) - {other.name, "zygote.sock"})
+        modes = [oct(os.stat(path).st_mode & 0o777) for path in (Path(place) / "zygote.sock",
+                                                                  Path(place))]
         other_files = sorted(os.listdir(other))
     time.sleep(0.2)
     results["(host)"] = {
         "left in pool dir": [n for n in left if not n.startswith("run-")],
+        "modes of socket and pool dir": modes,
         "other run": other_files,
         "processes left": sorted(processes(place) - before_processes),
         "ipc left": sorted(ipc_objects() - before_ipc),
@@ -413,6 +431,7 @@ def test_the_payloads_left_nothing_behind(
         payload_results: dict[str, dict[str, object]]) -> None:
     host = payload_results["(host)"]
     assert host["left in pool dir"] == [] and host["tmp left"] == []
+    assert host["modes of socket and pool dir"] == ["0o600", "0o700"]
     assert host["other run"] == ["secret.txt"]
     assert host["processes left"] == [] and host["ipc left"] == []
     assert host["canaries intact"] is True and host["sources intact"] is True

@@ -49,7 +49,9 @@ SYS = {"fork": 57, "vfork": 58, "clone": 56, "clone3": 435, "execve": 59, "execv
        "process_vm_writev": 311, "process_madvise": 440, "kcmp": 312, "tkill": 200,
        "open_tree": 428, "move_mount": 429, "fsopen": 430, "fspick": 433,
        "mount_setattr": 442, "iopl": 172, "ioperm": 173, "sethostname": 170,
-       "settimeofday": 164, "setuid": 105, "setgid": 106, "capset": 126, "vhangup": 153}
+       "settimeofday": 164, "setuid": 105, "setgid": 106, "capset": 126, "vhangup": 153,
+       "fchmodat2": 452, "fchownat": 260, "futimesat": 261, "utimensat": 280,
+       "lsetxattr": 189, "fsetxattr": 190, "lremovexattr": 198}
 
 
 def _read(name: str, target: str) -> WallAttack:
@@ -133,8 +135,26 @@ FILES = [
     _create("memfd ftruncate", "os.ftruncate(os.memfd_create('m'), 1 << 30)"),
     WallAttack("explorer source is readable", "files",
                "open(T['explorer'] + '/limits.py').read(12)", frozenset({"ok:'\"\"\"The caps '"})),
-    WallAttack("file made in private dir", "files", "open('empty', 'w').close()",
-               frozenset({"ok:None"})),
+    _create("empty file in private dir", "open('empty', 'w').close()"),
+    _create("many empty files in private dir",
+            "for i in range(100_000):\n    os.close(os.open(f'e{i}', os.O_CREAT))"),
+    _create("dir in private dir", "os.mkdir('sub')"),
+    _create("symlink in private dir", "os.symlink('/', 'root')"),
+    *(WallAttack(f"{name} pool dir", "files", code, DENIED) for name, code in (
+        ("chmod", "os.chmod('..', 0o777)"), ("chmod private dir", "os.chmod('.', 0o777)"),
+        ("fchmod private dir, not", "os.fchmod(os.open('.', os.O_RDONLY), 0o777)"),
+        ("chmod fd of private dir, not", "os.chmod(os.open('.', os.O_RDONLY), 0o777)"),
+        ("chown", "os.chown('..', os.getuid(), os.getgid())"),
+        ("utime", "os.utime('..')"),
+        ("utime fd of private dir, not", "os.utime(os.open('.', os.O_RDONLY))"),
+        ("setxattr", "os.setxattr('..', 'user.x', b'1')"),
+        ("removexattr", "os.removexattr('..', 'user.x')"))),
+    *(_sys(name, args, "files") for name, args in (
+        ("fchmodat2", "-100, b'..', 0o777, 0"), ("fchownat", "-100, b'..', 0, 0, 0"),
+        ("futimesat", "-100, b'..', 0"), ("utimensat", "-100, b'..', 0, 0"),
+        ("lsetxattr", "b'..', b'user.x', b'1', 1, 0"),
+        ("fsetxattr", "os.open('.', os.O_RDONLY), b'user.x', b'1', 1, 0"),
+        ("lremovexattr", "b'..', b'user.x'"))),
 ]
 
 LISTING = [
@@ -198,6 +218,12 @@ PROCESSES = [
     WallAttack("threads are allowed", "process",
                "import threading\nt = threading.Thread(target=int)\nt.start()\nt.join()\n"
                "result = 'thread ran'", frozenset({"ok:'thread ran'"})),
+    WallAttack("thread bomb stops at the task limit", "process",
+               "import threading\nthreading.stack_size(1 << 16)\nstop = threading.Event()\n"
+               "started = 0\ntry:\n    for i in range(2000):\n"
+               "        threading.Thread(target=stop.wait, daemon=True).start()\n"
+               "        started += 1\nexcept RuntimeError:\n    pass\nstop.set()\n"
+               "result = 0 < started < 256", frozenset({"ok:True"})),
     WallAttack("setuid root", "process", "os.setuid(0)", DENIED),
     WallAttack("setgroups", "process", "os.setgroups([0])", DENIED),
     WallAttack("no capabilities", "process",

@@ -12,7 +12,7 @@ from explorer.graph_view import View, default_root, modules, named_outputs, node
 from explorer.i18n import text
 from explorer.markdown import code_span, plain
 from explorer.present import node_values
-from explorer.render import MAX_STATEMENTS, LayoutError, TooLarge, png, svg
+from explorer.render import MAX_STATEMENTS, LayoutError, TooLarge, TooTangled, png, svg
 from explorer.trace import Trace
 from explorer.ui.common import SETTINGS
 from explorer.ui.link import keep, restore
@@ -97,6 +97,9 @@ def layout_failed(error: LayoutError, lang: str) -> str:
     if isinstance(error, TooLarge):
         return text("layout_failed", lang, reason=text("layout_too_big", lang,
                                                        count=error.statements, cap=MAX_STATEMENTS))
+    if isinstance(error, TooTangled):
+        return text("layout_failed", lang, reason=text("layout_too_tangled", lang,
+                                                       nodes=error.nodes, edges=error.edges))
     return text("layout_failed", lang, reason=plain(SETTINGS.cause(error, lang)))
 
 
