@@ -254,11 +254,12 @@ def _bucket(size: float, top: float) -> int:
 
 def _hover_points(call: dict[str, Any], where: dict[str, str],
                   boxes: dict[str, tuple]) -> dict[str, Any]:
-    """An invisible point on each node, telling what it received and sent on hover."""
+    """An invisible point on each node, telling what it received and sent on hover, and
+    which node it is when clicked (`customdata`)."""
     hover = _hover(call, where)
     ids = [n for n in boxes if n in hover]
     return {"x": [boxes[n][0] for n in ids], "y": [boxes[n][1] for n in ids],
-            "hovertext": [hover[n] for n in ids]}
+            "hovertext": [hover[n] for n in ids], "customdata": ids}
 
 
 def _hover(call: dict[str, Any], where: dict[str, str]) -> dict[str, str]:

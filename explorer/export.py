@@ -11,9 +11,10 @@ import html
 from string import Template
 from typing import Any
 
-from explorer.animation import figure, frames_of
+from explorer.animation import NUMBERS_UP_TO, figure, frames_of
 from explorer.graph_view import View, default_root, named_outputs, view
 from explorer.i18n import text
+from explorer.present import node_values
 from explorer.render import png, positions, svg
 from explorer.trace import Trace
 
@@ -45,7 +46,8 @@ class ExportError(Exception):
 
 def graph_view(trace: Trace) -> View:
     """The Graph page's default view after the last step: the graph of the variable
-    assigned most recently, saved tensors and node attributes shown, long chains collapsed."""
+    assigned most recently, saved tensors and node attributes shown, long chains collapsed,
+    and on a small graph the variables' values and `.grad` under their labels."""
     index = len(trace.steps) - 1
     if index < 0 or trace.steps[index].graph is None:
         raise ExportError(text("no_graph", "en"))
@@ -54,7 +56,9 @@ def graph_view(trace: Trace) -> View:
         raise ExportError(text("graph_note", "en", note=graph["note"]))
     named = named_outputs(graph)
     root = default_root(trace, index, named)
-    return view(graph, [named[root]] if root else None)
+    notes = node_values(graph, trace.steps[index].variables) if len(
+        graph["nodes"]) <= NUMBERS_UP_TO else None
+    return view(graph, [named[root]] if root else None, notes=notes)
 
 
 def graph_dot(trace: Trace) -> str:

@@ -25,6 +25,7 @@ def test_play_walks_the_engine_steps_to_the_last(page: Any, app_url: str) -> Non
     expect(page.locator(".cm-step-line")).to_have_text("z = y * y * 3")  # MulBackward0
     page.get_by_role("button", name="‹ Back").click()
     expect(page.locator(".cm-step-line")).to_have_text("out = z.mean()")  # MeanBackward0
+    expect(title).to_have_text("step 1 of 5: MeanBackward0")  # the figure is drawn anew too
     numbers = chart.locator(".scatterlayer .trace").nth(13).locator(".textpoint")
     assert [t for t in numbers.all_text_contents() if t] == ["1", "0.25"]
     outline = chart.locator(".scatterlayer .trace").nth(2).locator("path").first
@@ -46,3 +47,28 @@ def test_play_walks_the_engine_steps_to_the_last(page: Any, app_url: str) -> Non
     grip_box, rail_box = grip.bounding_box(), rail.bounding_box()
     assert grip_box["x"] + grip_box["width"] >= rail_box["x"] + rail_box["width"] - 2
     page.screenshot(path=ARTIFACTS / "backward-page.png")
+
+
+def test_clicking_a_node_marks_the_statement_that_made_it(page: Any, app_url: str) -> None:
+    page.goto(f"{app_url}/Backward")
+    page.get_by_role("button", name="Run").click()
+    expect(page.locator(".cm-step-line")).to_have_text("out = z.mean()")  # MeanBackward0
+    expect(page.locator(".js-plotly-plot .nsewdrag")).to_have_count(1)  # drawn
+    # Where plotly drew the node that `z = y * y * 3` made last (its `* 3`): the invisible
+    # point on it carries its id, and its hover text names its op.
+    spot = page.evaluate("""() => {
+        const plot = document.querySelector('.js-plotly-plot');
+        const points = plot.data.find(t => t.customdata);
+        const i = points.hovertext.findIndex(t => t.includes('MulBackward0'));
+        const xa = plot._fullLayout.xaxis, ya = plot._fullLayout.yaxis;
+        const box = plot.querySelector('.nsewdrag').getBoundingClientRect();
+        return {x: box.left + xa.l2p(points.x[i]), y: box.top + ya.l2p(points.y[i])};
+    }""")
+    page.mouse.click(spot["x"], spot["y"])
+    expect(page.locator(".cm-step-line")).to_have_text("z = y * y * 3")
+    page.screenshot(path=ARTIFACTS / "backward-clicked.png")
+    page.get_by_role("button", name="Forward ›").click()  # the step moves: its node again
+    expect(page.locator(".cm-step-line")).to_have_text("z = y * y * 3")
+    page.get_by_role("button", name="Last »").click()
+    # AccumulateGrad, which autograd made where x was first used.
+    expect(page.locator(".cm-step-line")).to_have_text("y = x + 2")

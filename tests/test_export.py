@@ -27,6 +27,7 @@ from explorer.export import (
     trace_json,
 )
 from explorer.graph_view import named_outputs, view
+from explorer.present import node_values
 from explorer.render import positions, svg
 from explorer.trace import Trace
 from explorer.worker import WorkerPool
@@ -50,14 +51,18 @@ def seed(pool: WorkerPool) -> Trace:
 def test_the_dot_is_the_graph_pages_default_view_of_the_last_step(
         seed: Trace, pool: WorkerPool) -> None:
     # The Graph page draws the graph of the variable assigned last (`out`; backward()
-    # assigns nothing), with saved tensors and attributes, chains collapsed.
+    # assigns nothing), with saved tensors and attributes, chains collapsed, and values and
+    # .grad under the labels of a small graph.
     out = named_outputs(seed.graph)["out"]
-    assert graph_dot(seed) == view(seed.graph, [out], True, True, collapse=True).dot
-    assert "MeanBackward0" in graph_dot(seed)
+    notes = node_values(seed.graph, seed.steps[-1].variables)
+    assert graph_dot(seed) == view(seed.graph, [out], True, True, collapse=True,
+                                   notes=notes).dot
+    assert "MeanBackward0" in graph_dot(seed) and "grad 4.5" in graph_dot(seed)
     # Here the last assigned is `z`: its graph holds AddBackward0, not y's MulBackward0.
     trace = pool.run("x = torch.ones(2, requires_grad=True)\ny = x * 2\nz = x + 1\n")
     z = named_outputs(trace.graph)["z"]
-    assert graph_dot(trace) == view(trace.graph, [z]).dot
+    assert graph_dot(trace) == view(trace.graph, [z], notes=node_values(
+        trace.graph, trace.steps[-1].variables)).dot
     assert "AddBackward0" in graph_dot(trace) and "MulBackward0" not in graph_dot(trace)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 # Imported whole before any download can build a figure on its own thread: plotly checks
@@ -70,21 +71,39 @@ def backward_pass(page: str, trace: Trace, lang: str, chosen: int | None = None)
     numbers = st.toggle(text("numbers_on_picture", lang), key=f"{page}.numbers",
                         value=len(layout["nodes"]) <= NUMBERS_UP_TO)
     index = _step_panel(page, call, graph, lang)
+    # A click is read once, then the chart is drawn anew under a new key, with nothing
+    # selected (plotly fades what a selection leaves out).
+    key = f"{page}.figure.{st.session_state.get(f'{page}.clicks', 0)}"
     chart.plotly_chart(figure(call, layout, picture, shown.groups, at=index, numbers=numbers),
-                       key=f"{page}.figure", config={"displaylogo": False})
+                       key=key, config={"displaylogo": False},
+                       on_select=functools.partial(_clicked, page, key, call["call"], index),
+                       selection_mode="points")
     _vjp(call, lang)
 
 
-def engine_node(page: str, trace: Trace) -> str | None:
-    """The node of the engine step the page's step panel shows, known before the page is
-    drawn (widgets keep their values in the session); None if it shows none."""
+def focused_node(page: str, trace: Trace) -> str | None:
+    """The node the page's replay is about, known before the page is drawn (widgets keep
+    their values in the session): the one last clicked on the picture, if the step shown has
+    not moved since, else the engine step's; None if the page shows no step."""
     calls = {c["call"]: c for c in trace.backward}
     call = calls.get(st.session_state.get(f"{page}.call")) or (
         trace.backward[-1] if trace.backward else None)
-    index = call and st.session_state.get(f"{page}.engine.{call['call']}")
-    if not call or not index or not call["steps"]:
+    if not call or not call["steps"]:
         return None
-    return call["steps"][max(1, min(index, len(call["steps"]))) - 1]["node"]
+    index = st.session_state.get(f"{page}.engine.{call['call']}", 1)  # as the panel starts
+    index = max(1, min(index, len(call["steps"]))) - 1
+    clicked = st.session_state.get(f"{page}.clicked")
+    if clicked and clicked[1:] == (call["call"], index):
+        return clicked[0]
+    return call["steps"][index]["node"]
+
+
+def _clicked(page: str, key: str, call: int, index: int) -> None:
+    """Note the node clicked on the picture (its invisible point carries the node's id)."""
+    points = st.session_state[key]["selection"]["points"]
+    node = next((p["customdata"] for p in points if isinstance(p.get("customdata"), str)), None)
+    st.session_state[f"{page}.clicked"] = (node, call, index) if node else None
+    st.session_state[f"{page}.clicks"] = st.session_state.get(f"{page}.clicks", 0) + 1
 
 
 def _step_panel(page: str, call: dict[str, Any], graph: dict[str, Any], lang: str) -> int:
