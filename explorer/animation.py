@@ -65,10 +65,12 @@ def frames_of(steps: int) -> list[range]:
 
 def figure(call: dict[str, Any], layout: dict[str, Any], svg: str,
            groups: dict[str, list[str]] | None = None, at: int | None = None,
-           height: int = 640, numbers: bool | None = None) -> go.Figure:
+           height: int = 640, numbers: bool | None = None, animated: bool = True) -> go.Figure:
     """The animated figure of one recorded backward call over its laid-out graph, showing
     the state after engine step `at` (0-based; None: before the pass), with the gradients'
-    values written on it if `numbers` (None: if it has at most NUMBERS_UP_TO nodes)."""
+    values written on it if `numbers` (None: if it has at most NUMBERS_UP_TO nodes). Not
+    `animated`, it is that state alone, with no frames, play buttons or slider: a page that
+    steps through the pass with controls of its own draws it anew at each step."""
     where = _grouped(groups or {})
     boxes = layout["nodes"]
     paths: dict[tuple[str, str], list[list[tuple[float, float]]]] = {}
@@ -146,8 +148,10 @@ def figure(call: dict[str, Any], layout: dict[str, Any], svg: str,
     state[HOVER] = _hover_points(call, where, boxes)
     # Plain dicts, checked by plotly once here (each go.Scatter made on the way would be
     # checked again by its Frame and by the Figure); frames carry only data, not style.
-    return go.Figure(data=[_scatter(**STYLES[t], **state[t]) for t in range(len(STYLES))],
-                     frames=frames,
+    data = [_scatter(**STYLES[t], **state[t]) for t in range(len(STYLES))]
+    if not animated:
+        return go.Figure(data=data, layout=_layout(layout, svg, [], height, shown))
+    return go.Figure(data=data, frames=frames,
                      layout=_layout(layout, svg, [f["name"] for f in frames], height, shown))
 
 
@@ -317,16 +321,21 @@ def _points(xs: list[float | None], ys: list[float | None]) -> dict[str, Any]:
 
 def _layout(layout: dict[str, Any], svg: str, names: list[str], height: int,
             active: int) -> dict[str, Any]:
+    """The picture under the plot, and play buttons and a slider over the frames `names`
+    (none without frames)."""
     x0, y0, x1, y1 = layout["bb"]
     image = "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode()
     pad = PAD
-    return dict(
+    still = dict(
         height=height, margin={"l": 10, "r": 10, "t": 34, "b": 10}, plot_bgcolor="white",
         xaxis={"visible": False, "range": [x0 - pad, x1 + pad]},
         yaxis={"visible": False, "range": [y0 - pad, y1 + pad], "scaleanchor": "x"},
         images=[{"source": image, "xref": "x", "yref": "y", "x": x0 - pad, "y": y1 + pad,
                  "sizex": x1 - x0 + 2 * pad, "sizey": y1 - y0 + 2 * pad, "sizing": "stretch",
-                 "layer": "below"}],
+                 "layer": "below"}])
+    if not names:
+        return still
+    return still | dict(
         updatemenus=[{"type": "buttons", "direction": "left", "x": 0, "y": -0.02,
                       "xanchor": "left", "yanchor": "top", "buttons": [
                           _play("▶ Play", 700), _play("▶▶ Fast", 250), _play("▶ Slow", 1500),

@@ -8,10 +8,11 @@ Assume the program runs arbitrary Python with real builtins. After `lock()` this
 - makes none of these system calls, by a seccomp filter (libseccomp): `execve`, new
   processes (threads are allowed), new sockets, tracing or reading other processes, System V
   or POSIX IPC objects, mounts and namespaces, BPF, perf events, kernel keys, io_uring,
-  userfaultfd, modules, a file's owner to signal, a file's mode, owner, times or extended
-  attributes; a signal goes only to itself, and limits,
-  priorities, CPU affinity and memory placement are set on itself only. Each fails with
-  EPERM (ENOSYS for `clone3`, so that threads fall back to `clone`): a plain error.
+  userfaultfd, modules, a file's owner to signal, a file's mode, owner, times, flags or
+  extended attributes, inotify; a signal goes only to itself, and limits, priorities, CPU
+  affinity and memory placement are set on itself only. Each fails with EPERM (ENOSYS for
+  `clone3`, so that threads fall back to `clone`, and for system calls newer than this
+  list): a plain error.
 
 Both hold for every thread started later, which is why `lock()` runs while the process has
 one thread. `missing()` tells what this kernel lacks; `explorer.box` builds the walls
@@ -47,17 +48,25 @@ DENIED = (
     # the box's user owns the pool's directory and the zygote's socket.
     "chmod", "fchmod", "fchmodat", "fchmodat2", "chown", "fchown", "lchown", "fchownat",
     "utime", "utimes", "futimesat", "utimensat", "setxattr", "lsetxattr", "fsetxattr",
-    "setxattrat", "removexattr", "lremovexattr", "fremovexattr", "removexattrat",
+    "setxattrat", "removexattrat", "file_setattr", "removexattr", "lremovexattr",
+    "fremovexattr", "open_tree_attr",
+    "inotify_init", "inotify_init1",  # watching the pool's directory shows others' runs
 )
+# System calls newer than some libseccomp knows by name, by their number (the same on x86-64
+# and arm64 from 424 on), and the numbers after them, for calls not made yet.
+NUMBERS = {"setxattrat": 463, "removexattrat": 466, "open_tree_attr": 467, "file_setattr": 469}
+UNKNOWN = range(470, 512)
 SIGNALS = ("kill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo")  # first argument: a pid
 # First argument a pid, 0 for this process: allowed for 0 only. (setpriority and ioprio_set
 # take "which" first: 0 is one process, and their second argument is that pid.)
 OWN_ONLY = ("prlimit64", "sched_setaffinity", "sched_setparam", "sched_setscheduler",
             "sched_setattr", "migrate_pages", "move_pages", "setpriority", "ioprio_set")
 BY_WHO = ("setpriority", "ioprio_set")
-# Commands that name a process to signal when a file is ready: fcntl's F_SETOWN, F_SETSIG and
-# F_SETOWN_EX, ioctl's FIOSETOWN and SIOCSPGRP. Compared on 32 bits: the kernel reads no more.
-SIGNAL_OWNERS = {"fcntl": (8, 10, 15), "ioctl": (0x8901, 0x8902)}
+# Commands denied, compared on 32 bits (the kernel reads no more): those that name a process
+# to signal when a file is ready (fcntl's F_SETOWN, F_SETSIG and F_SETOWN_EX, ioctl's
+# FIOSETOWN and SIOCSPGRP) and those that change a file's flags (ioctl's FS_IOC_SETFLAGS, its
+# 32-bit twin and FS_IOC_FSSETXATTR).
+COMMANDS = {"fcntl": (8, 10, 15), "ioctl": (0x8901, 0x8902, 0x40086602, 0x40046602, 0x401C5820)}
 READ = landlock.FSAccess.READ_FILE | landlock.FSAccess.READ_DIR
 DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
 
@@ -132,12 +141,20 @@ def _seccomp() -> None:
         _add(rules, denied, name, seccomp.Arg(0, seccomp.NE, 0))
     for name in BY_WHO:
         _add(rules, denied, name, seccomp.Arg(1, seccomp.NE, 0))
-    for name, commands in SIGNAL_OWNERS.items():
+    for number in UNKNOWN:
+        _add(rules, seccomp.ERRNO(errno.ENOSYS), number)
+    for name, commands in COMMANDS.items():
         for command in commands:
             _add(rules, denied, name, seccomp.Arg(1, seccomp.MASKED_EQ, 0xFFFF_FFFF, command))
     rules.load()
 
 
-def _add(rules: seccomp.SyscallFilter, action: int, name: str, *args: seccomp.Arg) -> None:
-    with contextlib.suppress(OSError, ValueError):  # not a system call on this architecture
-        rules.add_rule(action, name, *args)
+def _add(rules: seccomp.SyscallFilter, action: int, call: str | int,
+         *args: seccomp.Arg) -> None:
+    """Add a rule for `call` (a name, or a number), by number where libseccomp does not know
+    the name; a name this architecture lacks (`fork` on arm64) is skipped."""
+    for each in (call, NUMBERS.get(call) if isinstance(call, str) else None):
+        if each is not None:
+            with contextlib.suppress(OSError, ValueError):
+                rules.add_rule(action, each, *args)
+                return

@@ -465,7 +465,24 @@ def _program_stack() -> list[str]:
     return traceback.format_list(kept)
 
 
-# Both are looked up on their modules at each use: Python's module repr, and the stack
-# torch's anomaly mode (C++) asks `torch.fx.traceback` for.
+_module_setattr = torch.nn.Module.__setattr__
+
+
+def _module_attribute(module: torch.nn.Module, name: str, value: Any) -> None:
+    """`Module.__setattr__`, which also stores what `ParameterDict` and friends are given by
+    key: a dunder name there would be a protocol a library reads (NumPy reads raw memory
+    through `__array_interface__`). Only `__class__` may change, to a subclass (as
+    `torch.nn.utils.parametrize` does)."""
+    if isinstance(name, str) and name.startswith("__") and name.endswith("__") and not (
+            name == "__class__" and isinstance(value, type)
+            and issubclass(value, type(module))):
+        raise Refused(None, f"a module's attribute or key may not be a dunder name such as "
+                            f"`{name}`")
+    _module_setattr(module, name, value)
+
+
+# Looked up at each use: Python's module repr, the stack torch's anomaly mode (C++) asks
+# `torch.fx.traceback` for, and a module's attribute store.
 importlib._bootstrap._module_repr = _module_repr  # type: ignore[attr-defined]
 torch.fx.traceback.format_stack = _program_stack
+torch.nn.Module.__setattr__ = _module_attribute  # type: ignore[method-assign]

@@ -29,6 +29,12 @@ TEXT: dict[str, dict[str, str]] = {
     "running": {"en": "Running in an isolated worker…", "zh": "正在隔离的进程中运行……"},
     "step": {"en": "Step", "zh": "步骤"},
     "first": {"en": "« First", "zh": "« 第一步"},
+    "play": {"en": "▶ Play", "zh": "▶ 播放"},
+    "pause": {"en": "❚❚ Pause", "zh": "❚❚ 暂停"},
+    "speed": {"en": "Speed", "zh": "速度"},
+    "slow": {"en": "Slow", "zh": "慢"},
+    "normal": {"en": "Normal", "zh": "正常"},
+    "fast": {"en": "Fast", "zh": "快"},
     "back": {"en": "‹ Back", "zh": "‹ 上一步"},
     "forward": {"en": "Forward ›", "zh": "下一步 ›"},
     "last": {"en": "Last »", "zh": "最后 »"},
@@ -226,10 +232,10 @@ TEXT: dict[str, dict[str, str]] = {
               "或保持长链折叠。",
     },
     "layout_too_tangled": {
-        "en": "it has {edges:,} edges between only {nodes:,} nodes, more than can be laid out "
-              "here. Draw it for fewer variables.",
-        "zh": "它在仅 {nodes:,} 个节点之间有 {edges:,} 条边，多到这里无法排版。"
-              "请少选几个变量来画。",
+        "en": "its {edges:,} edges between {nodes:,} nodes (crossing {crossings:,} ranks) are "
+              "too many or too long to lay out here. Draw it for fewer variables.",
+        "zh": "它在 {nodes:,} 个节点之间有 {edges:,} 条边（跨越 {crossings:,} 层），太多或太长，"
+              "这里无法排版。请少选几个变量来画。",
     },
     "cause_hidden": {"en": "the details are in the server's log",
                      "zh": "详细原因记录在服务器日志中"},

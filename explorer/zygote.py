@@ -30,6 +30,7 @@ from explorer.limits import Limits
 from explorer.wire import recv, send, trace_message
 
 MAX_TASKS = 256  # processes and threads of the box's user a run may bring it to
+MAX_FILES = 256  # open files of a run
 PR_SET_PDEATHSIG = 1  # prctl.h: the standard library has no prctl
 _LIBC = ctypes.CDLL(None, use_errno=True)
 
@@ -113,8 +114,10 @@ def _limit(limits: Limits, device: str) -> None:
     resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 1))
     resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    # Threads count as processes: a run cannot take every pid of the machine.
+    # Threads count as processes: a run cannot take every pid of the machine; nor, through
+    # many files (epoll watches on each), kernel memory its address space does not count.
     resource.setrlimit(resource.RLIMIT_NPROC, (MAX_TASKS, MAX_TASKS))
+    resource.setrlimit(resource.RLIMIT_NOFILE, (MAX_FILES, MAX_FILES))
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # writing a file fails instead of killing us
     if device.startswith("cuda"):
         # An address-space cap breaks the CUDA driver: cap what PyTorch may allocate instead.

@@ -99,6 +99,13 @@ CLOSED = {
     "keywords-dunder": ("def f(**kw):\n    return kw\nf(**{'__class__': 1})",
                         "dunder names such as `__class__`"),
     "keywords-reserved": ("print(dict(**{'__ae_attr__': 1}))", "reserved by the explorer"),
+    # The same through a module's keys, which become its attributes.
+    "parameter-dict-key": ("pd = torch.nn.ParameterDict()\npd['__array_interface__'] = {}\n"
+                           "np.asarray(pd)", "may not be a dunder name"),
+    "parameter-dict-init": ("torch.nn.ParameterDict({'__array_interface__': {}})",
+                            "may not be a dunder name"),
+    "module-dict-update": ("torch.nn.ModuleDict().update({'__array__': torch.nn.ReLU()})",
+                           "may not be a dunder name"),
 }
 
 

@@ -232,6 +232,20 @@ def test_a_tangled_graph_is_refused_before_dot_runs() -> None:
     assert "<svg" in svg(view(execute(TANGLE.format(n=15)).graph).dot)  # a smaller one is drawn
 
 
+def test_a_graph_of_long_edges_is_refused_before_dot_runs() -> None:
+    # Sparse, but each node also adds the one 1,500 before it: `dot` would make millions of
+    # nodes along those edges (past 30 s and 3.6 GB). A loop reusing `x` 50 times is drawn.
+    code = ("x = torch.ones(1, requires_grad=True)\nxs = [x]\nfor i in range(1, 3000):\n"
+            "    xs.append(xs[-1] + xs[max(0, i - 1500)])\ny = xs[-1]\n")
+    started = time.monotonic()
+    with pytest.raises(TooTangled, match="crossing 3,371,251 ranks"):
+        svg(view(execute(code).graph).dot)
+    assert time.monotonic() - started < 5
+    reuse = ("x = torch.ones(3, requires_grad=True)\ny = x\nfor i in range(50):\n"
+             "    y = (y * 1.01 + x).sin()\nout = y.sum()\n")
+    assert "<svg" in svg(view(execute(reuse).graph).dot)
+
+
 def test_labels_and_ids_cannot_pass_edges_off_as_nodes() -> None:
     # Node statements hidden in labels (a line break, a tab, then `id [label=`) do not count
     # as nodes, and a run's node id is a plain name: the tangle is refused all the same.

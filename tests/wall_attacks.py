@@ -149,6 +149,23 @@ FILES = [
         ("utime fd of private dir, not", "os.utime(os.open('.', os.O_RDONLY))"),
         ("setxattr", "os.setxattr('..', 'user.x', b'1')"),
         ("removexattr", "os.removexattr('..', 'user.x')"))),
+    WallAttack("file_setattr on own dir (Linux 6.17)", "files",
+               "import struct\nattr = bytearray(32)\n"
+               "result = libc.syscall(469, -100, b'.', bytes(attr), len(attr), 0)", FAILED),
+    WallAttack("FS_IOC_SETFLAGS on own dir", "files",
+               "import fcntl, struct\nfd = os.open('.', os.O_RDONLY)\n"
+               "fcntl.ioctl(fd, 0x40086602, struct.pack('l', 0x40 | 0x80))", DENIED),
+    WallAttack("FS_IOC_FSSETXATTR on own dir", "files",
+               "import fcntl\nfd = os.open('.', os.O_RDONLY)\n"
+               "fcntl.ioctl(fd, 0x401C5820, bytes(28))", DENIED),
+    WallAttack("inotify on pool dir", "listing",
+               "import ctypes\nresult = libc.inotify_init1(0)", FAILED),
+    WallAttack("a syscall newer than the filter", "kernel", "libc.syscall(500, 0, 0)", FAILED),
+    WallAttack("files past the open-file limit", "fds",
+               "fds = []\ntry:\n    for i in range(1000):\n"
+               "        fds.append(os.open('/dev/null', os.O_RDONLY))\nexcept OSError:\n"
+               "    pass\nfor fd in fds:\n    os.close(fd)\nresult = 0 < len(fds) < 256",
+               frozenset({"ok:True"})),
     *(_sys(name, args, "files") for name, args in (
         ("fchmodat2", "-100, b'..', 0o777, 0"), ("fchownat", "-100, b'..', 0, 0, 0"),
         ("futimesat", "-100, b'..', 0"), ("utimensat", "-100, b'..', 0, 0"),

@@ -74,7 +74,8 @@ def backward_pass(page: str, trace: Trace, lang: str, chosen: int | None = None)
     # A click is read once, then the chart is drawn anew under a new key, with nothing
     # selected (plotly fades what a selection leaves out).
     key = f"{page}.figure.{st.session_state.get(f'{page}.clicks', 0)}"
-    chart.plotly_chart(figure(call, layout, picture, shown.groups, at=index, numbers=numbers),
+    chart.plotly_chart(figure(call, layout, picture, shown.groups, at=index, numbers=numbers,
+                              animated=False),
                        key=key, config={"displaylogo": False},
                        on_select=functools.partial(_clicked, page, key, call["call"], index),
                        selection_mode="points")
@@ -112,7 +113,7 @@ def _step_panel(page: str, call: dict[str, Any], graph: dict[str, Any], lang: st
     st.markdown(f"#### {text('engine_steps', lang)}")
     key = f"{page}.engine.{call['call']}"
     st.session_state.setdefault(key, 1)  # start at the first step, so Play runs the whole pass
-    index = step_controls(key, len(call["steps"]), lang, param="engine")
+    index = step_controls(key, len(call["steps"]), lang, param="engine", player=True)
     step = call["steps"][index]
     nodes = {n["id"]: n for n in graph["nodes"]}
     custom = nodes.get(step["node"], {}).get("custom", False)

@@ -98,8 +98,9 @@ def layout_failed(error: LayoutError, lang: str) -> str:
         return text("layout_failed", lang, reason=text("layout_too_big", lang,
                                                        count=error.statements, cap=MAX_STATEMENTS))
     if isinstance(error, TooTangled):
-        return text("layout_failed", lang, reason=text("layout_too_tangled", lang,
-                                                       nodes=error.nodes, edges=error.edges))
+        return text("layout_failed", lang, reason=text(
+            "layout_too_tangled", lang, nodes=error.nodes, edges=error.edges,
+            crossings=error.crossings))
     return text("layout_failed", lang, reason=plain(SETTINGS.cause(error, lang)))
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import streamlit as st
@@ -13,25 +14,68 @@ from explorer.trace import Trace
 from explorer.ui.common import LIMITS
 from explorer.ui.link import keep, restore
 
+SPEEDS = {"slow": 1.5, "normal": 0.8, "fast": 0.3}  # seconds a step stays when playing
+KEYS = {"back": "Left", "forward": "Right"}  # keyboard shortcuts of a player's controls
 
-def step_controls(key: str, count: int, lang: str, param: str = "step") -> int:
+
+def step_controls(key: str, count: int, lang: str, param: str = "step",
+                  player: bool = False) -> int:
     """Python Tutor style controls over `count` steps; returns the chosen index (0-based).
-    The step shown is `param` in the page's link."""
+    The step shown is `param` in the page's link. A `player` also plays the steps one after
+    another (Space plays and pauses, ← and → step), at a speed of the learner's choice: one
+    page may have one player."""
     restore(param, key)
     st.session_state[key] = max(1, min(st.session_state.get(key, count), count))
 
     def move(to: int) -> None:
         st.session_state[key] = max(1, min(to, count))
+        st.session_state[f"{key}.playing"] = False
 
     now = st.session_state[key]
     labels = (("first", 1), ("back", now - 1), ("forward", now + 1), ("last", count))
     for column, (label, to) in zip(st.columns(4), labels, strict=True):
         column.button(text(label, lang), key=f"{key}.{label}", on_click=move, args=(to,),
-                      disabled=to == now or not 1 <= to <= count, width="stretch")
+                      disabled=to == now or not 1 <= to <= count, width="stretch",
+                      shortcut=KEYS.get(label) if player else None)
+    if player and count > 1:
+        _player(key, count, lang)
     if count > 1:
         st.slider(text("step", lang), 1, count, key=key)
     keep(param, st.session_state[key])
     return st.session_state[key] - 1
+
+
+def _player(key: str, count: int, lang: str) -> None:
+    """Play / pause and the speed; while playing, the page moves one step on each tick."""
+    playing, ticked = f"{key}.playing", f"{key}.ticked"
+
+    def toggle() -> None:
+        st.session_state[playing] = not st.session_state.get(playing, False)
+        if st.session_state[playing] and st.session_state[key] >= count:
+            st.session_state[key] = 1  # played to the end: from the start again
+
+    on = st.session_state.get(playing, False)
+    play, speed = st.columns([1, 3], vertical_alignment="center")
+    play.button(text("pause" if on else "play", lang), key=f"{key}.play", on_click=toggle,
+                shortcut="Space", type="primary" if on else "secondary", width="stretch")
+    chosen = speed.segmented_control(text("speed", lang), list(SPEEDS), key=f"{key}.speed",
+                                     default="normal", format_func=lambda s: text(s, lang),
+                                     label_visibility="collapsed") or "normal"
+    if not on:
+        return
+    st.session_state[ticked] = time.monotonic()  # this run shows the step: the next tick moves
+
+    @st.fragment(run_every=SPEEDS[chosen])
+    def tick() -> None:
+        if time.monotonic() - st.session_state[ticked] < SPEEDS[chosen] * 0.8:
+            return
+        if st.session_state[key] >= count:
+            st.session_state[playing] = False
+        else:
+            st.session_state[key] += 1
+        st.rerun()  # the whole page: the picture, the panel and the editor's marks
+
+    tick()
 
 
 def show_trace(page: str, trace: Trace, code: str, lang: str) -> None:
