@@ -115,44 +115,31 @@ to_gpu, gpu_matmul, to_cpu = np.array(to_gpu), np.array(gpu_matmul), np.array(to
 
 @dataclass(frozen=True)
 class Row:
-    """One row of the devices table: a call, what it tells, and the probe's variable for it."""
+    """One row of the devices table: a call and the probe's variable for it (what the call
+    tells is the text `devices_row_<name>`)."""
 
     api: str
-    en: str
-    zh: str
     name: str
     size: bool = False  # the value is a number of bytes
 
 
 ROWS = (
-    Row("torch.__version__", "PyTorch version", "PyTorch 版本", "version"),
-    Row("torch.version.cuda", "CUDA version PyTorch was built with (None: CPU only)",
-        "编译 PyTorch 时的 CUDA 版本（None 表示只支持 CPU）", "cuda_build"),
-    Row("torch.get_num_threads()", "CPU threads a run uses", "每次运行使用的 CPU 线程数",
-        "threads"),
-    Row("device = torch.device('cuda')", "Create a device object (a name: needs no GPU)",
-        "创建 device 对象（只是名字，不需要 GPU）", "device"),
-    Row("torch.cuda.is_available()", "Is there a usable GPU?", "查看是否有 GPU", "available"),
-    Row("torch.cuda.device_count()", "Number of GPUs", "可用 GPU 数量", "count"),
-    Row("torch.cuda.current_device()", "Index of the GPU in use", "查看当前使用的 GPU 序号",
-        "current"),
-    Row("torch.cuda.get_device_capability(device)", "Compute capability (major, minor)",
-        "查看指定 GPU 的计算能力（主, 次）", "capability"),
-    Row("torch.cuda.get_device_name(device)", "GPU name", "查看指定 GPU 的名称", "name"),
-    Row("torch.cuda.get_device_properties(device)", "… its .total_memory: GPU memory in all",
-        "其中的 .total_memory：GPU 显存总量", "total", size=True),
-    Row("torch.cuda.memory_allocated(device)", "Memory held by tensors (one of 4 MiB now)",
-        "张量占用的显存（此时有一个 4 MiB 的张量）", "allocated", size=True),
-    Row("torch.cuda.memory_reserved(device)", "Memory the caching allocator keeps",
-        "缓存分配器保留的显存", "reserved", size=True),
-    Row("torch.cuda.empty_cache()", "Free cached GPU memory (safe without a GPU)",
-        "清空程序占用的 GPU 资源（没有 GPU 也可调用）", "cleared"),
-    Row("torch.cuda.memory_reserved(device)", "… kept after `del x` and empty_cache()",
-        "`del x` 并 empty_cache() 之后保留的显存", "reserved_after", size=True),
+    Row("torch.__version__", "version"),
+    Row("torch.version.cuda", "cuda_build"),
+    Row("torch.get_num_threads()", "threads"),
+    Row("device = torch.device('cuda')", "device"),
+    Row("torch.cuda.is_available()", "available"),
+    Row("torch.cuda.device_count()", "count"),
+    Row("torch.cuda.current_device()", "current"),
+    Row("torch.cuda.get_device_capability(device)", "capability"),
+    Row("torch.cuda.get_device_name(device)", "name"),
+    Row("torch.cuda.get_device_properties(device)", "total", size=True),
+    Row("torch.cuda.memory_allocated(device)", "allocated", size=True),
+    Row("torch.cuda.memory_reserved(device)", "reserved", size=True),
+    Row("torch.cuda.empty_cache()", "cleared"),
+    Row("torch.cuda.memory_reserved(device)", "reserved_after", size=True),
 )
-SEED_ROW = Row("torch.cuda.manual_seed(seed) torch.cuda.manual_seed_all(seed)",
-               "Seed the GPUs: same torch.rand(3) in two runs?",
-               "为 GPU 设置随机种子：两次运行的 torch.rand(3) 相同吗？", "seeded")
+SEED_ROW = Row("torch.cuda.manual_seed(seed) torch.cuda.manual_seed_all(seed)", "seeded")
 
 
 @dataclass(frozen=True)
@@ -164,14 +151,14 @@ class Series:
     ms: list[float]
 
 
-# The timing program's variables, in legend order: label (en, zh), colour, dash.
+# The timing program's variables, in legend order: colour, dash (the label is the text
+# `devices_series_<variable>`).
 SERIES = {
-    "cpu_matmul": ("a @ b on the CPU", "CPU 上的 a @ b", "#1f77b4", "solid"),
-    "cpu_to_double": ('a.to("cpu", torch.double): a copy on the CPU',
-                      'a.to("cpu", torch.double)：在 CPU 上复制', "#9ecae1", "dash"),
-    "gpu_matmul": ("a @ b on the GPU", "GPU 上的 a @ b", "#2ca02c", "solid"),
-    "to_gpu": ("a.to(gpu): CPU → GPU", "a.to(gpu)：CPU → GPU", "#ff7f0e", "dash"),
-    "to_cpu": ('c.to("cpu"): GPU → CPU', 'c.to("cpu")：GPU → CPU', "#d62728", "dot"),
+    "cpu_matmul": ("#1f77b4", "solid"),
+    "cpu_to_double": ("#9ecae1", "dash"),
+    "gpu_matmul": ("#2ca02c", "solid"),
+    "to_gpu": ("#ff7f0e", "dash"),
+    "to_cpu": ("#d62728", "dot"),
 }
 
 
@@ -251,8 +238,8 @@ def timing_figure(series: list[Series], lang: str) -> go.Figure:
     """Milliseconds against matrix size, both on log axes, one line per series."""
     figure = go.Figure()
     for line in series:
-        en, zh, colour, dash = SERIES[line.key]
-        label = zh if lang == "zh" else en
+        colour, dash = SERIES[line.key]
+        label = text(f"devices_series_{line.key}", lang)
         figure.add_scatter(x=line.sizes, y=line.ms, name=label, mode="lines+markers",
                            line={"color": colour, "dash": dash, "width": 2},
                            hovertemplate="n = %{x}: %{y:.3f} ms<extra>" + label + "</extra>")
@@ -267,7 +254,8 @@ def timing_figure(series: list[Series], lang: str) -> go.Figure:
 
 def _row(names: tuple[str, str, str], row: Row, lang: str, value: str) -> dict[str, str]:
     calls = " ".join(code_span(call) for call in re.split(r"(?<=\)) (?=torch\.)", row.api))
-    return {names[0]: calls, names[1]: row.zh if lang == "zh" else row.en, names[2]: value}
+    return {names[0]: calls, names[1]: text(f"devices_row_{row.name}", lang),
+            names[2]: value}
 
 
 def _shown(info: dict[str, Any] | None, size: bool) -> str | None:

@@ -22,12 +22,13 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from explorer.i18n import LANGUAGES
+
 PLAYGROUND, GRAPH, BACKWARD = "pages/1_Playground.py", "pages/2_Graph.py", "pages/5_Backward.py"
 NUMPY, DEVICES = "pages/3_NumPy.py", "pages/4_Devices.py"
 CUSTOM, TRAINING = "pages/6_Custom_Function.py", "pages/7_Training.py"
 PAGES = {"playground": PLAYGROUND, "graph": GRAPH, "backward": BACKWARD, "numpy": NUMPY,
          "devices": DEVICES, "custom": CUSTOM, "training": TRAINING}
-LANGUAGES = ("en", "zh")
 FOLDER = Path(__file__).parent / "content" / "lessons"
 VARIABLE = "EXPLORER_LESSONS"  # another lessons folder, e.g. a teacher's own
 

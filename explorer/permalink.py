@@ -22,7 +22,7 @@ DEFLATE = "z"  # the code's format: zlib, then URL-safe base64 without padding
 
 
 class LinkError(ValueError):
-    """A link that can't be opened. `key` names the reason in explorer.i18n's TEXT."""
+    """A link that can't be opened. `key` names the reason in the interface text."""
 
     def __init__(self, key: str, **values: object) -> None:
         super().__init__(key)

@@ -16,6 +16,8 @@ from collections.abc import MutableMapping
 from dataclasses import dataclass
 from typing import Any
 
+from explorer.i18n import text
+
 KEY = "ratelimit.key"  # where a session keeps its bucket's name
 
 
@@ -59,10 +61,7 @@ class RateLimiter:
     @staticmethod
     def message(wait_s: float, language: str = "en") -> str:
         """What the session reads when it must wait."""
-        seconds = math.ceil(wait_s)
-        if language == "zh":
-            return f"运行得太频繁了：请在 {seconds} 秒后再试。"
-        return f"Too many runs in a short time: please try again in {seconds} s."
+        return text("rate_limited", language, seconds=math.ceil(wait_s))
 
     def _tokens(self, bucket: _Bucket, now: float) -> float:
         return min(self.burst, bucket.tokens + (now - bucket.updated) / self.interval_s)

@@ -33,9 +33,10 @@ PR_SET_PDEATHSIG = 1  # prctl.h: the standard library has no prctl
 _LIBC = ctypes.CDLL(None, use_errno=True)
 
 # Run once before forking: every child inherits PyTorch's first-call set-up, including the
-# TorchDynamo import an optimizer's first `step()` makes (2.5 s, in every run otherwise).
+# TorchDynamo import an optimizer's first `step()` makes (2.5 s, in every run otherwise), and
+# the error explanations the last line's error reads (a child may be out of memory by then).
 WARM_UP = ("x = torch.ones(2, 2, requires_grad=True)\nout = (x * x + 1).mean()\nout.backward()\n"
-           "torch.optim.SGD([x], lr=0.1).step()\n")
+           "torch.optim.SGD([x], lr=0.1).step()\nout.backward()\n")
 
 
 def main(path: str) -> None:

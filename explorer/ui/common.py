@@ -62,7 +62,7 @@ def _sidebar() -> None:
         st.sidebar.page_link(path, label=text(key, lang()), icon=icon)
     st.sidebar.divider()
     _choice("lang", list(LANGUAGES), text("language", lang()), horizontal=True,
-            format_func=LANGUAGES.get)
+            format_func=lambda code: text("language_name", code))
     keep("lang", lang())
     devices = ["cpu", *cuda_devices()]
     wanted = take("device")
