@@ -7,7 +7,7 @@ import json
 import re
 from typing import Any
 
-from explorer.trace import Trace
+from explorer.runner.trace import Trace
 
 EVIL = "![x](http://evil.example/x.png) [click](javascript:alert(1)) <img src=x onerror=alert(1)>"
 LINK = 'URL="javascript:alert(1)" href="javascript:alert(2)" target=_top'
@@ -21,7 +21,7 @@ def forged(**fields: Any) -> dict[str, Any]:
 
 
 def gradient(**fields: Any) -> dict[str, Any]:
-    """A recorded gradient, as explorer.backward sends one."""
+    """A recorded gradient, as explorer.runner.backward sends one."""
     return {"shape": [1], "dtype": "torch.float32", "device": "cpu", "values": [1.0],
             "truncated": False, "norm": 1.0, "max_abs": 1.0} | fields
 

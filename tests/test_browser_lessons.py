@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from explorer import lessons
-from explorer.examples import by_key
-from explorer.i18n import text, texts
+from explorer.content import lessons
+from explorer.content.examples import by_key
+from explorer.content.i18n import text, texts
 from explorer.ui.common import PAGES
 from tests.conftest import ARTIFACTS
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import torch
 
-from explorer.explain import _rules, explain
+from explorer.content.explain import _rules, explain
 
 
 def _leaf() -> torch.Tensor:

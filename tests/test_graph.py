@@ -13,10 +13,10 @@ import pytest
 import torch
 from torchviz import make_dot
 
-from explorer.execute import execute
-from explorer.graph import Ids, record
-from explorer.graph_view import COLLAPSE_ABOVE, named_outputs, node_lines, outputs, view
-from explorer.render import LayoutError, svg
+from explorer.runner.execute import execute
+from explorer.runner.graph import Ids, record
+from explorer.runner.graph_view import COLLAPSE_ABOVE, named_outputs, node_lines, outputs, view
+from explorer.views.render import LayoutError, svg
 from tests.programs import MY_RELU
 from tests.programs import SEED as PLAIN_SEED
 

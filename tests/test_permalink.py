@@ -11,10 +11,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from explorer import permalink
-from explorer.examples import EXAMPLES
-from explorer.i18n import texts
-from explorer.permalink import MAX_CODE, MAX_QUERY, LinkError, decode_code, encode_code, read
+from explorer.content.examples import EXAMPLES
+from explorer.content.i18n import texts
+from explorer.views import permalink
+from explorer.views.permalink import MAX_CODE, MAX_QUERY, LinkError, decode_code, encode_code, read
 
 
 def _token(raw: bytes) -> str:

@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from explorer import explain, i18n, rules, sharing
-from explorer.i18n import LANGUAGES, texts
+from explorer.content import explain, i18n, rules
+from explorer.content.i18n import LANGUAGES, texts
+from explorer.views import sharing
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = sorted([*(ROOT / "explorer").rglob("*.py"), *(ROOT / "pages").glob("*.py"),
@@ -110,7 +111,7 @@ def test_every_key_the_code_names_exists() -> None:
 
 
 def test_every_table_row_and_chart_line_has_its_words() -> None:
-    from explorer import devices
+    from explorer.views import devices
 
     for row in (*devices.ROWS, devices.SEED_ROW):
         assert f"devices_row_{row.name}" in texts()
