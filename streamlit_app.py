@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from explorer.i18n import text
+from explorer.content.i18n import text
 from explorer.ui.common import lang, page, pool
 from explorer.ui.lessons import lesson_list
 from explorer.ui.link import publish

@@ -18,7 +18,10 @@ import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from explorer.export import (
+from explorer.runner.trace import Trace
+from explorer.runner.worker import WorkerPool
+from explorer.safety.limits import Limits
+from explorer.views.export import (
     ExportError,
     animation_html,
     graph_dot,
@@ -26,10 +29,7 @@ from explorer.export import (
     graph_svg,
     trace_json,
 )
-from explorer.limits import Limits
-from explorer.render import LayoutError
-from explorer.trace import Trace
-from explorer.worker import WorkerPool
+from explorer.views.render import LayoutError
 
 OUTPUTS = ("json", "dot", "svg", "png", "html")  # the order `export` writes them in
 

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from explorer.i18n import text
+from explorer.content.i18n import text
 from explorer.ui.common import lang
 from explorer.ui.editor import editor_page
 from explorer.ui.graph import graph_at_step

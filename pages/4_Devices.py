@@ -2,11 +2,11 @@
 
 import streamlit as st
 
-from explorer import devices
-from explorer.i18n import text
-from explorer.markdown import plain
+from explorer.content.i18n import text
+from explorer.content.markdown import plain
 from explorer.ui.common import cuda_devices, device, lang, page, pool
 from explorer.ui.link import publish
+from explorer.views import devices
 
 # Descriptions may wrap in this page's tables; calls and values stay on one line.
 CSS = """<style>[class*="st-key-devices-"] [data-testid="stTable"] p {

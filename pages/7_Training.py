@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from explorer.i18n import text
+from explorer.content.i18n import text
 from explorer.ui.common import lang, page
 from explorer.ui.link import publish
 from explorer.ui.training import iteration_pass, settings_form, train

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from explorer.hosting import settings
-from explorer.served import CHROMIUM, CHROMIUM_ARGS, ROOT, app
-from explorer.worker import WorkerPool
+from explorer.bench.served import CHROMIUM, CHROMIUM_ARGS, ROOT, app
+from explorer.runner.worker import WorkerPool
+from explorer.serve.hosting import settings
 
 ARTIFACTS = ROOT / "artifacts"  # server log and screenshots of the browser tests
 expect.set_options(timeout=20_000)  # two cores shared with a worker pool: be patient

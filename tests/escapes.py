@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from explorer.limits import Limits
+from explorer.safety.limits import Limits
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from explorer.limits import Limits
+from explorer.safety.limits import Limits
 
 WALL_LIMITS = Limits(time_s=1.5, loop_iterations=100_000)
 

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # a script: find `explorer`
-from explorer.served import CHROMIUM, CHROMIUM_ARGS, app  # noqa: E402
+from explorer.bench.served import CHROMIUM, CHROMIUM_ARGS, app  # noqa: E402
 
 RUN_TIMEOUT_S = 120.0  # a run waits at most 30 s for a worker, then at most 7 s to run
 
@@ -149,7 +149,7 @@ def server_processes(url: str) -> dict[str, int]:
         if b"streamlit" in cmdline and b"run" in parts and port in parts:
             found["server"] = pid
     for pid, cmdline, ppid in procs:
-        if b"explorer.zygote" in cmdline and ppid == found.get("server"):
+        if b"explorer.runner.zygote" in cmdline and ppid == found.get("server"):
             found["zygote"] = pid
     return found
 

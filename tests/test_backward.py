@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 import torch
 
-from explorer.animation import MAX_FRAMES, NUMBERS, figure, frames_of
-from explorer.execute import execute
-from explorer.graph_view import view
-from explorer.present import compact
-from explorer.render import positions, svg
-from explorer.rules import rule
+from explorer.content.rules import rule
+from explorer.runner.execute import execute
+from explorer.runner.graph_view import view
+from explorer.views.animation import MAX_FRAMES, NUMBERS, figure, frames_of
+from explorer.views.present import compact
+from explorer.views.render import positions, svg
 from tests.programs import MY_RELU, SEED
 
 # The seed's MyReLU, telling when the engine runs its backward.

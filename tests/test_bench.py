@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from explorer.examples import EXAMPLES
+from explorer.content.examples import EXAMPLES
 from tests.conftest import ROOT
 
 SECTIONS = ("== 1. Pipeline vs bare torchviz", "== 2. Seed programs", "== 3. Animation figure",

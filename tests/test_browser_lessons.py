@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from explorer import lessons
-from explorer.examples import by_key
-from explorer.i18n import TEXT, text
+from explorer.content import lessons
+from explorer.content.examples import by_key
+from explorer.content.i18n import text, texts
 from explorer.ui.common import PAGES
 from tests.conftest import ARTIFACTS
 
@@ -40,7 +40,7 @@ def test_every_lesson_runs_in_the_browser(page: Any, app_url: str, lang: str) ->
             expect(heading).to_be_visible()
         if lesson.page == lessons.TRAINING:
             page.get_by_role("button", name=text("train", lang)).click()
-            fell = TEXT["loss_fell"][lang].split("{")[0]  # the words before the numbers
+            fell = texts()["loss_fell"][lang].split("{")[0]  # the words before the numbers
             expect(page.get_by_text(fell)).to_be_visible(timeout=60_000)
         else:
             done = text("ran_in", lang, device="cpu", threads=1, ms=0).split("cpu")[0]

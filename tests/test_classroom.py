@@ -1,10 +1,10 @@
-"""The protocol-level learner (explorer.classroom) against the real app over its websocket."""
+"""The protocol-level learner (explorer.bench.classroom) against the real app over its websocket."""
 
 from __future__ import annotations
 
 import websockets
 
-from explorer.classroom import Learner, Run, play
+from explorer.bench.classroom import Learner, Run, play
 from tests.programs import SEED
 
 

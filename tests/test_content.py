@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from explorer import lessons
-from explorer.examples import EXAMPLES, PROGRAMS, by_key
+from explorer.content import lessons
+from explorer.content.examples import EXAMPLES, PROGRAMS, by_key
 
 NEW_LESSON = {
     "en": "---\ntitle: Broadcasting, by a teacher\npage: playground\n"

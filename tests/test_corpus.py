@@ -18,10 +18,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from explorer.execute import FILENAME
-from explorer.limits import Limits
-from explorer.trace import Trace
-from explorer.worker import default_pool
+from explorer.runner.execute import FILENAME
+from explorer.runner.trace import Trace
+from explorer.runner.worker import default_pool
+from explorer.safety.limits import Limits
 from tests.plain import PlainRun, run_plain, without_addresses
 
 CORPUS = Path(__file__).parent / "learner_programs"

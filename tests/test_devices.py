@@ -17,11 +17,11 @@ import pytest
 import torch
 from streamlit.testing.v1 import AppTest
 
-from explorer import devices
-from explorer.examples import by_key
-from explorer.limits import Limits
-from explorer.trace import Trace
-from explorer.worker import WorkerPool
+from explorer.content.examples import by_key
+from explorer.runner.trace import Trace
+from explorer.runner.worker import WorkerPool
+from explorer.safety.limits import Limits
+from explorer.views import devices
 from tests.conftest import ROOT
 
 CUDA = torch.cuda.is_available()

@@ -22,9 +22,9 @@ from typing import Any
 
 import pytest
 
-from explorer import box, confine
-from explorer.trace import Trace
-from explorer.worker import WorkerPool
+from explorer.runner.trace import Trace
+from explorer.runner.worker import WorkerPool
+from explorer.safety import box, confine
 from tests.escapes_wall import HOSTILE, WALL_LIMITS, Hostile
 from tests.test_worker import run_processes, wait_until
 
@@ -101,7 +101,7 @@ def test_nothing_is_left_behind(pool: WorkerPool, outcomes: dict[str, Outcome],
 
 UNGUARDED_ZYGOTE = textwrap.dedent("""
     import sys
-    import explorer.zygote as zygote
+    import explorer.runner.zygote as zygote
     guarded = zygote.execute
     def execute(code, **options):
         if code.startswith("#unguarded"):
@@ -124,7 +124,7 @@ def unguarded_pool() -> Iterator[WorkerPool]:
     command = box.command
 
     def unguarded(argv: list[str], *args: Any, **options: Any) -> list[str]:
-        if argv[1:3] == ["-m", "explorer.zygote"]:
+        if argv[1:3] == ["-m", "explorer.runner.zygote"]:
             argv = [argv[0], "-c", UNGUARDED_ZYGOTE, *argv[3:]]
         return command(argv, *args, **options)
 
@@ -162,8 +162,8 @@ def test_a_run_that_hangs_up_is_still_killed(unguarded_pool: WorkerPool) -> None
 def test_a_run_that_answers_early_leaves_nothing(unguarded_pool: WorkerPool) -> None:
     code = SOCKET_FDS + textwrap.dedent("""
         import socket, time
-        from explorer.trace import failure
-        from explorer.wire import send, trace_message
+        from explorer.runner.trace import failure
+        from explorer.runner.wire import send, trace_message
         send(socket.socket(fileno=fds[0]), trace_message(failure("Forged", "early")))
         end, n = time.time() + 4, 0
         while time.time() < end:

@@ -1,4 +1,4 @@
-"""Tests for the preset programs in ``explorer.examples``.
+"""Tests for the preset programs in ``explorer.content.examples``.
 
 Three kinds of check:
 
@@ -6,8 +6,8 @@ Three kinds of check:
   the app's sandbox rules, no leftover PDF glitches);
 * plain PyTorch: every program runs with plain ``exec`` in a fresh subprocess, seeded like
   the app, and exits cleanly or raises exactly the error the example is about;
-* in-app: ``explorer.worker.run`` prints exactly what plain PyTorch printed.  The runner is
-  written separately; this test is skipped while ``explorer.worker`` cannot be imported.
+* in-app: ``explorer.runner.worker.run`` prints exactly what plain PyTorch printed.  The runner is
+  written separately; this test is skipped while ``explorer.runner.worker`` cannot be imported.
 """
 
 from __future__ import annotations
@@ -25,9 +25,9 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from explorer.examples import EXAMPLES, Example, by_key  # noqa: E402
-from explorer.limits import Limits  # noqa: E402
-from explorer.worker import default_pool  # noqa: E402
+from explorer.content.examples import EXAMPLES, Example, by_key  # noqa: E402
+from explorer.runner.worker import default_pool  # noqa: E402
+from explorer.safety.limits import Limits  # noqa: E402
 from tests.plain import PlainRun, run_plain, without_addresses  # noqa: E402
 
 SEEDS = ("000", "001", "002", "003", "004")
@@ -272,9 +272,9 @@ def test_uninitialised_memory_detection() -> None:
 def test_in_app_output_matches_plain_pytorch(
     example: Example, plain_runs: dict[str, tuple[PlainRun, PlainRun]]
 ) -> None:
-    """``explorer.worker.run`` prints what plain PyTorch prints and agrees on the error."""
+    """``explorer.runner.worker.run`` prints what plain PyTorch prints and agrees on the error."""
     worker = pytest.importorskip(
-        "explorer.worker", reason="runner not available", exc_type=ImportError
+        "explorer.runner.worker", reason="runner not available", exc_type=ImportError
     )
     plain, _ = plain_runs[example.key]
     trace = worker.run(example.code, limits=Limits(time_s=60))  # behaviour, not speed

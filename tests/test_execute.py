@@ -7,9 +7,9 @@ import json
 import numpy as np
 import torch
 
-from explorer.execute import execute
-from explorer.limits import Limits
-from explorer.trace import Trace
+from explorer.runner.execute import execute
+from explorer.runner.trace import Trace
+from explorer.safety.limits import Limits
 from tests.programs import SEED
 
 

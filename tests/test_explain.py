@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import torch
 
-from explorer.explain import _RULES, explain
+from explorer.content.explain import _rules, explain
 
 
 def _leaf() -> torch.Tensor:
@@ -246,6 +246,6 @@ def test_every_rule_is_exercised() -> None:
         except error as e:
             messages.append(str(e))
     unused = [
-        rule.pattern.pattern for rule in _RULES if not any(map(rule.pattern.search, messages))
+        rule.pattern.pattern for rule in _rules() if not any(map(rule.pattern.search, messages))
     ]
     assert not unused

@@ -15,9 +15,12 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from explorer.animation import figure
 from explorer.cli import write_whole
-from explorer.export import (
+from explorer.runner.graph_view import named_outputs, view
+from explorer.runner.trace import Trace
+from explorer.runner.worker import WorkerPool
+from explorer.views.animation import figure
+from explorer.views.export import (
     ExportError,
     animation_html,
     animation_view,
@@ -26,11 +29,8 @@ from explorer.export import (
     graph_svg,
     trace_json,
 )
-from explorer.graph_view import named_outputs, view
-from explorer.present import node_values
-from explorer.render import positions, svg
-from explorer.trace import Trace
-from explorer.worker import WorkerPool
+from explorer.views.present import node_values
+from explorer.views.render import positions, svg
 from tests.conftest import ARTIFACTS, ROOT
 from tests.programs import SEED
 

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from explorer.animation import figure
-from explorer.execute import FILENAME
-from explorer.graph_view import view
-from explorer.render import positions, svg
-from explorer.trace import Trace
-from explorer.worker import default_pool
+from explorer.runner.execute import FILENAME
+from explorer.runner.graph_view import view
+from explorer.runner.trace import Trace
+from explorer.runner.worker import default_pool
+from explorer.views.animation import figure
+from explorer.views.render import positions, svg
 from tests.plain import PlainRun, run_plain, without_addresses
 
 EVERY_HOOK = (Path(__file__).parent / "learner_programs" / "hooks" / "every_kind_of_hook.py")

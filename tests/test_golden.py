@@ -20,10 +20,10 @@ from typing import Any
 
 import pytest
 
-from explorer.examples import by_key
-from explorer.lessons import lessons
-from explorer.limits import Limits
-from explorer.worker import WorkerPool
+from explorer.content.examples import by_key
+from explorer.content.lessons import lessons
+from explorer.runner.worker import WorkerPool
+from explorer.safety.limits import Limits
 
 GOLDEN = Path(__file__).parent / "golden"
 PROGRAMS = list(dict.fromkeys(key for lesson in lessons() for key in lesson.examples))

@@ -13,9 +13,9 @@ import pytest
 import torch
 from torchviz import make_dot
 
-from explorer.execute import execute
-from explorer.graph import Ids, record
-from explorer.graph_view import (
+from explorer.runner.execute import execute
+from explorer.runner.graph import Ids, record
+from explorer.runner.graph_view import (
     COLLAPSE_ABOVE,
     modules,
     named_outputs,
@@ -23,8 +23,8 @@ from explorer.graph_view import (
     outputs,
     view,
 )
-from explorer.present import node_values
-from explorer.render import LayoutError, svg
+from explorer.views.present import node_values
+from explorer.views.render import LayoutError, svg
 from tests.programs import MY_RELU
 from tests.programs import SEED as PLAIN_SEED
 

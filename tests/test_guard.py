@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 import torch
 
-from explorer.execute import execute
-from explorer.worker import WorkerPool
+from explorer.runner.execute import execute
+from explorer.runner.worker import WorkerPool
 
 LEGIT = {
     "main-guard": "def main():\n    print('main ran')\n\nif __name__ == '__main__':\n    main()\n",

@@ -25,22 +25,22 @@ import pytest
 from packaging.requirements import Requirement
 from playwright.sync_api import expect
 
-from explorer import launch
-from explorer.examples import EXAMPLES
-from explorer.hosting import HOSTED, LOCAL, VARIABLE, hosted, settings
-from explorer.i18n import text
-from explorer.limits import Limits
-from explorer.render import LayoutError, svg
-from explorer.served import ROOT, free_port, wait_healthy
-from explorer.training import Settings as Training
-from explorer.training import program
-from explorer.worker import WorkerPool
+from explorer.bench.served import ROOT, free_port, wait_healthy
+from explorer.content.examples import EXAMPLES
+from explorer.content.i18n import text
+from explorer.runner.worker import WorkerPool
+from explorer.safety.limits import Limits
+from explorer.serve import launch
+from explorer.serve.hosting import HOSTED, LOCAL, VARIABLE, hosted, settings
+from explorer.views.render import LayoutError, svg
+from explorer.views.training import Settings as Training
+from explorer.views.training import program
 from tests.conftest import ARTIFACTS
 
 PIP_TIMEOUT_S = 15 * 60  # measured here: about 100 s with nothing in pip's cache
 LIMIT_ERRORS = {"TimeLimit", "MemoryLimit", "LoopLimit", "NumberLimit", "WorkerCrashed", "Busy"}
 # The launcher's entry point, called as the console script calls it.
-LAUNCH = "import sys; from explorer.launch import main; main(sys.argv[1:])"
+LAUNCH = "import sys; from explorer.serve.launch import main; main(sys.argv[1:])"
 TORCH_WHEEL = re.compile(r"https://download\.pytorch\.org/whl/cpu/torch-2\.13\.0%2Bcpu-"
                          r"(cp\d+-cp\d+-manylinux_2_28_\w+)\.whl#sha256=[0-9a-f]{64}")
 
@@ -117,7 +117,7 @@ def test_hosted_errors_name_no_cause_but_the_log_has_it(caplog: Any) -> None:
     error = raised.value
     assert "syntax error" in str(error)
     assert LOCAL.cause(error, "en") == str(error)  # locally as helpful as before
-    with caplog.at_level(logging.ERROR, logger="explorer.hosting"):
+    with caplog.at_level(logging.ERROR, logger="explorer.serve.hosting"):
         for lang in ("en", "zh"):
             shown = HOSTED.cause(error, lang)
             assert shown == text("cause_hidden", lang) and "syntax" not in shown
@@ -133,7 +133,7 @@ def test_a_hosted_pool_that_cannot_start_a_worker_names_no_path(caplog: Any) -> 
         try:
             assert pool.run("x = 1").ok  # the zygote is up and serving
             shutil.rmtree(home)
-            with caplog.at_level(logging.ERROR, logger="explorer.worker"):
+            with caplog.at_level(logging.ERROR, logger="explorer.runner.worker"):
                 trace = pool.run("x = 2")
         finally:
             pool.close()
@@ -152,7 +152,7 @@ def test_a_hosted_pool_that_cannot_start_a_worker_names_no_path(caplog: Any) -> 
 
 def test_the_command_is_installed_and_explains_itself() -> None:
     scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
-    assert scripts == {"autograd-explorer": "explorer.launch:main"}
+    assert scripts == {"autograd-explorer": "explorer.serve.launch:main"}
     done = subprocess.run([sys.executable, "-c", LAUNCH, "--help"], capture_output=True,
                           text=True, timeout=60)
     assert done.returncode == 0

@@ -8,13 +8,13 @@ import pytest
 import torch
 from streamlit.testing.v1 import AppTest
 
-from explorer import lessons
-from explorer.custom import check_program, function_classes, verdicts
-from explorer.examples import by_key
-from explorer.i18n import LANGUAGES
-from explorer.training import Settings, program
+from explorer.content import lessons
+from explorer.content.examples import by_key
+from explorer.content.i18n import LANGUAGES
+from explorer.runner.worker import WorkerPool
 from explorer.ui.lessons import EDITORS
-from explorer.worker import WorkerPool
+from explorer.views.custom import check_program, function_classes, verdicts
+from explorer.views.training import Settings, program
 from tests.programs import MY_RELU
 
 

@@ -12,8 +12,8 @@ import zlib
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from explorer.examples import by_key
-from explorer.permalink import MAX_QUERY, encode_code
+from explorer.content.examples import by_key
+from explorer.views.permalink import MAX_QUERY, encode_code
 from tests.programs import SEED
 
 TWO_CALLS = ("x = torch.ones(2, requires_grad=True)\ny = (x * x).sum()\ny.backward()\n"

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from explorer.served import CHROMIUM
+from explorer.bench.served import CHROMIUM
 from tests.load import Report, drive
 
 pytestmark = [

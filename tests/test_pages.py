@@ -7,8 +7,8 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from explorer.examples import EXAMPLES
-from explorer.lessons import lessons
+from explorer.content.examples import EXAMPLES
+from explorer.content.lessons import lessons
 
 SEED = ("x = torch.ones(2, 2, requires_grad=True)\ny = x + 2\nz = y * y * 3\nout = z.mean()\n"
         "out.backward()\nprint(x.grad)\n")

@@ -11,10 +11,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from explorer import permalink
-from explorer.examples import EXAMPLES
-from explorer.i18n import TEXT
-from explorer.permalink import MAX_CODE, MAX_QUERY, LinkError, decode_code, encode_code, read
+from explorer.content.examples import EXAMPLES
+from explorer.content.i18n import texts
+from explorer.views import permalink
+from explorer.views.permalink import MAX_CODE, MAX_QUERY, LinkError, decode_code, encode_code, read
 
 
 def _token(raw: bytes) -> str:
@@ -100,4 +100,4 @@ def test_every_refusal_has_words_in_both_languages():
     for key in ("link_corrupt", "link_too_big", "link_too_long", "link_refused",
                 "link_dropped", "link_device", "link_opened", "share", "share_copied",
                 "share_by_hand", "share_too_long"):
-        assert set(TEXT[key]) == {"en", "zh"}, key
+        assert set(texts()[key]) == {"en", "zh"}, key

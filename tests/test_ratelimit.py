@@ -1,4 +1,5 @@
-"""Per-session rate limiting (`explorer.ratelimit`): pure, so time is passed in, never waited."""
+"""Per-session rate limiting (`explorer.serve.ratelimit`): pure, so time is passed in, never
+waited."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from explorer.ratelimit import KEY, RateLimiter
+from explorer.serve.ratelimit import KEY, RateLimiter
 
 
 def test_a_burst_then_one_run_per_interval() -> None:

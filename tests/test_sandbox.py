@@ -1,8 +1,9 @@
 """The sandbox: what a learner's program may do, and how the rest is refused.
 
-`sandbox.prepare` checks a program before anything runs; the runtime guards (`explorer.guards`)
-catch what only shows while it runs. Programs run in-process through `execute`, so every case
-here is fast and needs no worker. Each refusal names its line and says why in plain words.
+`sandbox.prepare` checks a program before anything runs; the runtime guards
+(`explorer.safety.guards`) catch what only shows while it runs. Programs run in-process through
+`execute`, so every case here is fast and needs no worker. Each refusal names its line and says
+why in plain words.
 """
 
 from __future__ import annotations
@@ -23,12 +24,12 @@ import numpy as np
 import pytest
 import torch
 
-from explorer import guards, sandbox
-from explorer.execute import execute
-from explorer.guards import Guards, Output
-from explorer.limits import Limits, LoopLimit
-from explorer.sandbox import Refused
-from explorer.trace import Trace
+from explorer.runner.execute import execute
+from explorer.runner.trace import Trace
+from explorer.safety import guards, sandbox
+from explorer.safety.guards import Guards, Output
+from explorer.safety.limits import Limits, LoopLimit
+from explorer.safety.sandbox import Refused
 
 LIMITS = Limits(time_s=2)
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from explorer.sharing import (
+from explorer.runner.trace import Trace, Variables
+from explorer.runner.worker import WorkerPool
+from explorer.views.sharing import (
     PRESETS,
     array_names,
     cells,
@@ -16,8 +18,6 @@ from explorer.sharing import (
     shares_memory,
     variable_changes,
 )
-from explorer.trace import Trace, Variables
-from explorer.worker import WorkerPool
 
 
 @pytest.fixture(scope="module")

@@ -12,15 +12,22 @@ from typing import Any
 
 import pytest
 
-from explorer.devices import MAX_GPUS, cuda_devices
-from explorer.execute import execute
-from explorer.graph_view import torchviz_dot, view
-from explorer.limits import Limits
-from explorer.render import MAX_STATEMENTS, LayoutError, TooLarge, TooTangled, svg
-from explorer.trace import Trace
-from explorer.validate import MAX_CALLS, MAX_LINES, MAX_MESSAGE, MAX_VARIABLES, BadResult, progress
-from explorer.wire import MAX_CONTAINERS, MAX_DEPTH, BadAnswer, decode, trace_message
-from explorer.worker import WorkerPool
+from explorer.runner.execute import execute
+from explorer.runner.graph_view import torchviz_dot, view
+from explorer.runner.trace import Trace
+from explorer.runner.validate import (
+    MAX_CALLS,
+    MAX_LINES,
+    MAX_MESSAGE,
+    MAX_VARIABLES,
+    BadResult,
+    progress,
+)
+from explorer.runner.wire import MAX_CONTAINERS, MAX_DEPTH, BadAnswer, decode, trace_message
+from explorer.runner.worker import WorkerPool
+from explorer.safety.limits import Limits
+from explorer.views.devices import MAX_GPUS, cuda_devices
+from explorer.views.render import MAX_STATEMENTS, LayoutError, TooLarge, TooTangled, svg
 from tests.forged import EVIL, LINK, forged, hostile
 from tests.programs import MY_RELU, SEED
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from streamlit.testing.v1 import AppTest
 
-from explorer.trace import Trace
+from explorer.runner.trace import Trace
 from tests.forged import ACTIVE, EVIL, forged, hostile
 
 CODE = "x = 1\n"

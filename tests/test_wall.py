@@ -1,7 +1,7 @@
 """The operating-system wall, judged by effect with the Python guard out of the way.
 
-A probe starts in the box the pool builds (`explorer.box`), forks like the zygote, enters
-its child exactly as a run does (`explorer.zygote.enter`: private directory, lock, limits),
+A probe starts in the box the pool builds (`explorer.safety.box`), forks like the zygote, enters
+its child exactly as a run does (`explorer.runner.zygote.enter`: private directory, lock, limits),
 and then runs *unguarded* Python: real builtins, `import os`, `ctypes`. Everything it tries
 is reported back and judged here; canary files, processes and IPC objects are checked from
 the outside afterwards. `PAYLOAD_PROBE` does the same for the named payloads of
@@ -25,10 +25,10 @@ from pathlib import Path
 
 import pytest
 
-from explorer import box, confine
-from explorer.limits import Limits
-from explorer.served import ROOT
-from explorer.worker import WorkerPool
+from explorer.bench.served import ROOT
+from explorer.runner.worker import WorkerPool
+from explorer.safety import box, confine
+from explorer.safety.limits import Limits
 from tests.wall_attacks import WALL_ATTACKS, WallAttack
 
 pytestmark = pytest.mark.skipif(bool(box.missing() or confine.missing()),
@@ -38,7 +38,8 @@ SECRET = "canary-7f3a9c"
 # Runs in the box: fork as the zygote does, enter the child as a run does, then attack.
 PROBE = textwrap.dedent("""
     import ctypes, json, os, signal, socket, sys
-    from explorer import confine, zygote
+    from explorer.runner import zygote
+    from explorer.safety import confine
     targets = json.loads(sys.argv[1])
     read, write = os.pipe()
     pid = os.fork()
@@ -155,7 +156,7 @@ def attempts(canaries: dict[str, Path]) -> dict[str, str]:
                      "shadow": "/etc/shadow", "passwd": "/etc/passwd",
                      "other run": str(other / "secret.txt"),
                      "project README": str(ROOT / "README.md"),
-                     "explorer source": str(ROOT / "explorer" / "limits.py")},
+                     "explorer source": str(ROOT / "explorer" / "safety" / "limits.py")},
             "list": {"root": "/", "home dir": str(Path.home()), "/home": "/home",
                      "checkout": str(ROOT), "pool dir": place, "other run": str(other),
                      "proc": "/proc", "tmp": "/tmp"},
@@ -258,7 +259,8 @@ def _parent(pid: int) -> int | None:
 # each. The zygote's stdin is a pipe here too.
 PAYLOAD_PROBE = textwrap.dedent("""
     import ctypes, json, mmap, os, select, signal, sys, time
-    from explorer import confine, zygote
+    from explorer.runner import zygote
+    from explorer.safety import confine
     payloads, T = json.loads(sys.argv[1]), json.loads(sys.argv[2])
     readable = confine.readable_paths()
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)

@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from explorer.limits import Limits
-from explorer.worker import WorkerPool, _Turns
+from explorer.runner.worker import WorkerPool, _Turns
+from explorer.safety.limits import Limits
 from tests.conftest import ROOT
 from tests.programs import SEED
 
@@ -204,7 +204,8 @@ def test_a_parent_that_imports_from_its_working_directory_still_gets_workers(
         tmp_path: Path) -> None:
     """`python script.py` from the project root finds `explorer` through "" in sys.path."""
     script = tmp_path / "run_seed.py"
-    script.write_text("import sys\nsys.path[0] = ''\nfrom explorer.worker import WorkerPool\n"
+    script.write_text("import sys\nsys.path[0] = ''\n"
+                      "from explorer.runner.worker import WorkerPool\n"
                       "pool = WorkerPool(size=1)\nprint(pool.run('print(6 * 7)').stdout, end='')\n"
                       "pool.close()\n")
     done = subprocess.run([sys.executable, str(script)], cwd=ROOT, capture_output=True,

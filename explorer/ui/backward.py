@@ -11,17 +11,17 @@ from typing import Any
 import pandas  # noqa: F401
 import streamlit as st
 
-from explorer.animation import NUMBERS_UP_TO, figure, frames_of
-from explorer.export import animation_html, animation_view
-from explorer.i18n import text
-from explorer.markdown import code_span, plain
-from explorer.present import preview
-from explorer.render import LayoutError, positions, svg
-from explorer.rules import rule
-from explorer.trace import Trace
+from explorer.content.i18n import text
+from explorer.content.markdown import code_span, plain
+from explorer.content.rules import rule
+from explorer.runner.trace import Trace
 from explorer.ui.graph import layout_failed
 from explorer.ui.link import keep, restore
 from explorer.ui.steps import step_controls
+from explorer.views.animation import NUMBERS_UP_TO, figure, frames_of
+from explorer.views.export import animation_html, animation_view
+from explorer.views.present import preview
+from explorer.views.render import LayoutError, positions, svg
 
 
 @st.cache_data(show_spinner=False, max_entries=32)

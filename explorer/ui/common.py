@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer.devices import cuda_devices as ask_cuda_devices
-from explorer.hosting import settings
-from explorer.i18n import LANGUAGES, text
-from explorer.markdown import code_span
+from explorer.content.i18n import LANGUAGES, text
+from explorer.content.markdown import code_span
+from explorer.runner.worker import WorkerPool
+from explorer.serve.hosting import settings
 from explorer.ui.link import keep, open_link, share_button, take
-from explorer.worker import WorkerPool
+from explorer.views.devices import cuda_devices as ask_cuda_devices
 
-SETTINGS = settings()  # local, or a public host's (EXPLORER_HOSTED, see explorer.hosting)
+SETTINGS = settings()  # local, or a public host's (EXPLORER_HOSTED, see explorer.serve.hosting)
 LIMITS = SETTINGS.limits
 RUNS = SETTINGS.rate_limiter()  # every session's runs
 PAGES = (("streamlit_app.py", "home", ":material/home:"),
@@ -62,7 +62,7 @@ def _sidebar() -> None:
         st.sidebar.page_link(path, label=text(key, lang()), icon=icon)
     st.sidebar.divider()
     _choice("lang", list(LANGUAGES), text("language", lang()), horizontal=True,
-            format_func=LANGUAGES.get)
+            format_func=lambda code: text("language_name", code))
     keep("lang", lang())
     devices = ["cpu", *cuda_devices()]
     wanted = take("device")
@@ -93,7 +93,7 @@ def _choice(key: str, options: list[str], label: str, **kwargs: object) -> None:
 
 
 def may_run(language: str) -> bool:
-    """Spend one of this session's runs (see explorer.ratelimit); say so when it must wait."""
+    """Spend one of this session's runs (see explorer.serve.ratelimit); say so when it must wait."""
     wait = RUNS.take(RUNS.key(st.session_state))
     if wait:
         st.warning(RUNS.message(wait, language), icon=":material/hourglass_top:")

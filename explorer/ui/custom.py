@@ -6,12 +6,12 @@ from typing import Any
 
 import streamlit as st
 
-from explorer.custom import check_program, function_classes, verdicts
-from explorer.i18n import text
-from explorer.markdown import plain
+from explorer.content.i18n import text
+from explorer.content.markdown import plain
 from explorer.ui.common import pool
 from explorer.ui.link import keep, take
 from explorer.ui.steps import error_panel
+from explorer.views.custom import check_program, function_classes, verdicts
 
 
 def gradient_check(code: str, lang: str) -> None:

@@ -7,10 +7,10 @@ from typing import Any
 
 import streamlit as st
 
-from explorer.examples import EXAMPLES, by_key
-from explorer.graph_view import node_lines
-from explorer.i18n import text
-from explorer.trace import Trace
+from explorer.content.examples import EXAMPLES, by_key
+from explorer.content.i18n import text
+from explorer.runner.graph_view import node_lines
+from explorer.runner.trace import Trace
 from explorer.ui.backward import focused_node
 from explorer.ui.code_editor import code_editor
 from explorer.ui.common import LIMITS, device, lang, may_run, page, pool

@@ -7,15 +7,15 @@ from typing import Any
 
 import streamlit as st
 
-from explorer.animation import NUMBERS_UP_TO
-from explorer.graph_view import View, default_root, modules, named_outputs, node_lines, view
-from explorer.i18n import text
-from explorer.markdown import code_span, plain
-from explorer.present import node_values
-from explorer.render import MAX_STATEMENTS, LayoutError, TooLarge, TooTangled, png, svg
-from explorer.trace import Trace
+from explorer.content.i18n import text
+from explorer.content.markdown import code_span, plain
+from explorer.runner.graph_view import View, default_root, modules, named_outputs, node_lines, view
+from explorer.runner.trace import Trace
 from explorer.ui.common import SETTINGS
 from explorer.ui.link import keep, restore
+from explorer.views.animation import NUMBERS_UP_TO
+from explorer.views.present import node_values
+from explorer.views.render import MAX_STATEMENTS, LayoutError, TooLarge, TooTangled, png, svg
 
 # Drag to pan, wheel to zoom, double-click to fit: a few lines, no library, works offline.
 PAN_ZOOM = """

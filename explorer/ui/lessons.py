@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer import lessons
-from explorer.examples import by_key
-from explorer.i18n import text
+from explorer.content import lessons
+from explorer.content.examples import by_key
+from explorer.content.i18n import text
 from explorer.ui.common import PAGES
 from explorer.ui.editor import open_program
 

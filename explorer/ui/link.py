@@ -15,9 +15,9 @@ from typing import Any
 
 import streamlit as st
 
-from explorer import permalink
-from explorer.i18n import text
-from explorer.markdown import code_span
+from explorer.content.i18n import LANGUAGES, text
+from explorer.content.markdown import code_span
+from explorer.views import permalink
 
 OPENED = "link.opened"  # (page, the opened link's values not yet taken)
 SHOWN = "link.shown"  # the parameters kept so far in this run
@@ -60,7 +60,7 @@ def open_link(page: str) -> None:
 
 
 def _opened(query: dict[str, str]) -> dict[str, Any]:
-    lang = query.get("lang") if query.get("lang") in ("en", "zh") else "en"
+    lang = query.get("lang") if query.get("lang") in LANGUAGES else "en"
     try:
         values, dropped = permalink.read(query)
     except permalink.LinkError as error:

@@ -8,10 +8,14 @@ from typing import Any
 import plotly.graph_objects as go
 import streamlit as st
 
-from explorer.i18n import text
-from explorer.markdown import code_span, plain
-from explorer.present import statement
-from explorer.sharing import (
+from explorer.content.i18n import text
+from explorer.content.markdown import code_span, plain
+from explorer.runner.trace import Trace
+from explorer.ui.common import LIMITS
+from explorer.ui.link import keep, restore
+from explorer.ui.steps import error_panel, step_controls
+from explorer.views.present import statement
+from explorer.views.sharing import (
     PRESETS,
     Cell,
     array_names,
@@ -24,10 +28,6 @@ from explorer.sharing import (
     preset_for,
     variable_changes,
 )
-from explorer.trace import Trace
-from explorer.ui.common import LIMITS
-from explorer.ui.link import keep, restore
-from explorer.ui.steps import error_panel, step_controls
 
 CHANGED = "#d9480f"  # the theme's primary colour: what this step changed
 SCALE = [[0.0, "#f8f9fa"], [1.0, "#74c0fc"]]  # light enough for dark text on every cell

@@ -7,12 +7,12 @@ from typing import Any
 
 import streamlit as st
 
-from explorer.i18n import text
-from explorer.markdown import code_span, plain
-from explorer.present import statement, variable_rows
-from explorer.trace import Trace
+from explorer.content.i18n import text
+from explorer.content.markdown import code_span, plain
+from explorer.runner.trace import Trace
 from explorer.ui.common import LIMITS
 from explorer.ui.link import keep, restore
+from explorer.views.present import statement, variable_rows
 
 SPEEDS = {"slow": 1.5, "normal": 0.8, "fast": 0.3}  # seconds a step stays when playing
 KEYS = {"back": "Left", "forward": "Right"}  # keyboard shortcuts of a player's controls

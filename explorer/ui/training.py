@@ -8,13 +8,13 @@ from typing import Any
 
 import streamlit as st
 
-from explorer.i18n import text
-from explorer.trace import Trace
-from explorer.training import Settings, grad_norm_figure, loss_figure, program
+from explorer.content.i18n import text
+from explorer.runner.trace import Trace
 from explorer.ui.backward import backward_pass
 from explorer.ui.common import SETTINGS, may_run, pool
 from explorer.ui.link import keep, restore, take
 from explorer.ui.steps import error_panel
+from explorer.views.training import Settings, grad_norm_figure, loss_figure, program
 
 LIMITS = SETTINGS.training_limits  # thousands of iterations of the seed's network
 MAX_ITERATIONS = SETTINGS.max_iterations

@@ -1,0 +1,205 @@
+"""A classroom on one box, measured: `python -m explorer.bench --classroom`.
+
+Each learner is a Streamlit session spoken to over Streamlit's own websocket protocol (its
+protobuf BackMsg / ForwardMsg; no browser), so one process plays a hundred of them. A learner
+opens the Playground from a lesson link (the program in the URL runs on open, as a shared
+link's does), then presses Run every `interval_s` seconds. A run's latency is from the message
+that asks for it to the server's "script finished"; it went well if the page then shows the
+run's caption ("Ran on …") and no error or warning.
+
+Scenarios: `lesson` (everyone runs the same lesson program), `distinct` (every run's program
+differs), `hosted` (the lesson, with the server in hosted mode). Each prints one line:
+`classroom: scenario=… sessions=N runs=R p50_s=x p95_s=y errors=E cache_hits=H`; then the
+knee, the fewest sessions at which the lesson's p95 passes KNEE_S:
+`classroom: knee_sessions=N`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import statistics
+import tempfile
+import time
+from collections.abc import Callable, Coroutine, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import websockets
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+from explorer.bench.served import app
+from explorer.content.examples import by_key
+from explorer.content.i18n import text
+from explorer.views.permalink import encode_code
+
+T = TypeVar("T")
+
+PAGE = "Playground"
+LESSON = "autograd-basics"
+RAN = text("ran_in", "en", device="", threads=0, ms=0).split(" ")[0]  # "Ran"
+KNEE_S = 2.0
+RUN_TIMEOUT_S = 60.0
+
+
+@dataclass(frozen=True)
+class Run:
+    """One press of Run (or the link's run on open), as the learner saw it."""
+
+    latency_s: float
+    ok: bool
+    problem: str = ""  # what went wrong: the error's first words, "timeout", "no result"
+
+
+class Learner:
+    """One Streamlit session on the Playground, over the websocket."""
+
+    def __init__(self, socket: Any) -> None:  # a websockets client connection
+        self.socket = socket
+        self.run_button = ""
+
+    async def open(self, code: str) -> Run:
+        """Open the page from a link carrying `code`: it runs on open."""
+        return await self._rerun(f"code={encode_code(code)}&lang=en")
+
+    async def press_run(self) -> Run:
+        """Press Run (the program in the editor runs again)."""
+        return await self._rerun("lang=en", trigger=self.run_button)
+
+    async def _rerun(self, query: str, trigger: str = "") -> Run:
+        message = BackMsg()
+        message.rerun_script.query_string = query
+        message.rerun_script.page_name = PAGE
+        if trigger:
+            widget = message.rerun_script.widget_states.widgets.add()
+            widget.id, widget.trigger_value = trigger, True
+        started = time.perf_counter()
+        await self.socket.send(message.SerializeToString())
+        ran, problem = False, ""
+        try:
+            async with asyncio.timeout(RUN_TIMEOUT_S):
+                while True:
+                    reply = ForwardMsg()
+                    reply.ParseFromString(await self.socket.recv())
+                    kind = reply.WhichOneof("type")
+                    if kind == "script_finished":
+                        break
+                    if kind != "delta" or reply.delta.WhichOneof("type") != "new_element":
+                        continue
+                    element = reply.delta.new_element
+                    shown = element.WhichOneof("type")
+                    if shown == "button" and element.button.label == "Run":
+                        self.run_button = element.button.id
+                    elif shown == "markdown" and element.markdown.body.startswith(RAN):
+                        ran = True
+                    elif shown in ("alert", "exception") and not problem:
+                        body = element.alert.body if shown == "alert" else element.exception.message
+                        problem = " ".join(body.split()[:6]) or shown
+        except TimeoutError:
+            return Run(time.perf_counter() - started, False, "timeout")
+        latency = time.perf_counter() - started
+        return Run(latency, ran and not problem, problem or ("" if ran else "no result"))
+
+
+async def learner(url: str, program: Callable[[int], str], until: float, interval_s: float,
+                  runs: list[Run]) -> None:
+    """A learner: open the lesson link, then press Run every `interval_s` until `until`,
+    each run's program made by `program(number)` (the same one: only the link's counts)."""
+    await asyncio.sleep(random.uniform(0, interval_s))  # the class does not click in step
+    address = url.replace("http", "ws", 1) + "/_stcore/stream"
+    async with websockets.connect(address, subprotocols=["streamlit"], max_size=None,
+                                  open_timeout=RUN_TIMEOUT_S) as socket:
+        session = Learner(socket)
+        runs.append(await session.open(program(0)))
+        number = 1
+        while time.monotonic() + interval_s < until and session.run_button:
+            await asyncio.sleep(interval_s)
+            if program(number) != program(0):  # a new program comes by a new link
+                runs.append(await session.open(program(number)))
+            else:
+                runs.append(await session.press_run())
+            number += 1
+
+
+async def _class(url: str, sessions: int, duration_s: float, interval_s: float,
+                 distinct: bool) -> list[Run]:
+    runs: list[Run] = []
+    until = time.monotonic() + duration_s
+    lesson = by_key(LESSON).code
+
+    def program_of(learner_number: int) -> Callable[[int], str]:
+        if not distinct:
+            return lambda _: lesson
+        return lambda n: f"{lesson}# learner {learner_number}, run {n}\n"
+
+    await asyncio.gather(*(learner(url, program_of(i), until, interval_s, runs)
+                           for i in range(sessions)))
+    return runs
+
+
+def scenario(url: str, sessions: int, duration_s: float, interval_s: float,
+             distinct: bool = False) -> list[Run]:
+    """`sessions` learners for `duration_s` seconds, each pressing Run every `interval_s`."""
+    return play(_class(url, sessions, duration_s, interval_s, distinct))
+
+
+def play(coroutine: Coroutine[Any, Any, T]) -> T:
+    """Run `coroutine` on a loop of its own, in a thread of its own: the caller's thread may
+    already run a loop (Playwright's sync API keeps one)."""
+    with ThreadPoolExecutor(1) as thread:
+        return thread.submit(asyncio.run, coroutine).result()
+
+
+def line(name: str, sessions: int, runs: list[Run], cache_hits: int = 0) -> str:
+    """The scenario's one line, as the module's docstring gives it."""
+    p50 = statistics.median(r.latency_s for r in runs) if runs else 0.0
+    errors = sum(not r.ok for r in runs)
+    return (f"classroom: scenario={name} sessions={sessions} runs={len(runs)} p50_s={p50:.3f} "
+            f"p95_s={p95(runs):.3f} errors={errors} cache_hits={cache_hits}")
+
+
+def p95(runs: list[Run]) -> float:
+    """The 95th percentile of the runs' latencies (0 without runs)."""
+    latencies = sorted(r.latency_s for r in runs)
+    return latencies[min(len(latencies) - 1, int(0.95 * len(latencies)))] if runs else 0.0
+
+
+@contextmanager
+def served(hosted: bool) -> Iterator[str]:
+    """The app on this machine (hosted mode or local), warmed by one run."""
+    with tempfile.TemporaryFile() as log, app(log, hosted=hosted) as url:
+        scenario(url, 1, 0.0, 0.1)  # the worker's first run imports PyTorch: not a learner's
+        yield url
+
+
+def classroom(quick: bool, progress: Callable[[str], None]) -> list[str]:
+    """Every scenario and the knee, as printed lines."""
+    sessions, duration, interval = (4, 12.0, 3.0) if quick else (100, 120.0, 10.0)
+    lines = []
+    problems: list[str] = []
+    with served(hosted=False) as url:
+        for name, distinct in (("lesson", False), ("distinct", True)):
+            progress(f"classroom: {name}, {sessions} sessions")
+            runs = scenario(url, sessions, duration, interval, distinct)
+            lines.append(line(name, sessions, runs))
+            problems += [r.problem for r in runs if not r.ok]
+        counts = (2, 4) if quick else (25, 50, 100, 150, 200, 300)
+        knee = f">{counts[-1]}"  # not reached
+        for count in counts:
+            progress(f"classroom: knee, {count} sessions")
+            if p95(scenario(url, count, duration / 3, interval)) > KNEE_S:
+                knee = str(count)
+                break
+    with served(hosted=True) as url:
+        progress(f"classroom: hosted, {sessions} sessions")
+        runs = scenario(url, sessions, duration, interval)
+        lines.append(line("hosted", sessions, runs))
+        problems += [r.problem for r in runs if not r.ok]
+    lines.append(f"classroom: knee_sessions={knee}")
+    if problems:
+        seen = statistics.multimode(problems)
+        lines.append(f"classroom: most frequent problem: {seen[0]!r} ({problems.count(seen[0])})")
+    return lines

@@ -1,0 +1,67 @@
+"""The app served on this machine, for the benchmark's browser mode and the tests:
+`streamlit run streamlit_app.py` on a free port of 127.0.0.1, and Debian's Chromium."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+# Chromium's own background traffic would be refused by a closed network: switch it off.
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync"]
+
+
+def free_port() -> int:
+    """A TCP port of 127.0.0.1 nothing listens on now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_healthy(url: str, server: subprocess.Popen[bytes], log: IO[bytes]) -> None:
+    """Wait up to 60 s for the Streamlit `server` at `url` to answer its health check; if it
+    exits or never answers, raise with the end of its `log`."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            log.seek(0)
+            raise RuntimeError(f"streamlit exited: {log.read().decode()[-2000:]}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+                if response.read() == b"ok":
+                    return
+        except OSError:
+            time.sleep(0.3)
+    raise RuntimeError("streamlit did not become healthy within 60 s")
+
+
+@contextmanager
+def app(log: IO[bytes], hosted: bool = False) -> Iterator[str]:
+    """The app on a free port (in hosted mode if `hosted`), its output in `log`; its URL
+    until the block ends."""
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "streamlit_app.py", "--server.port",
+         str(port), "--server.address", "127.0.0.1", "--server.headless", "true"],
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        env=os.environ | {"EXPLORER_HOSTED": "1" if hosted else ""})
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_healthy(url, server, log)
+        yield url
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=30)

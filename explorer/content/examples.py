@@ -1,0 +1,72 @@
+"""Preset programs for Autograd Explorer, taken from the five tutorial notes in ``seeds/``.
+
+The programs are data: ``content/programs/<key>.py`` each, listed in order with their titles
+(en/zh), seed note and expected error in ``content/programs/programs.toml``.
+
+Every code example in the notes (``000`` … ``004``) becomes one runnable, self-contained
+preset.  The notes were extracted from PDFs, so their code was cleaned up:
+
+* full-width parentheses and Kangxi-radical look-alike characters were replaced by the
+  ordinary characters (``torch.rand（5,3)`` -> ``torch.rand(5,3)``);
+* statements glued onto one line were split (``a = torch.randn(2, 2) a = ...``);
+* a missing ``)`` was added (``print(x[:,1]``);
+* comments that lost their indentation inside a loop body were re-indented;
+* snippets that use variables from an earlier snippet (or from another note) get those
+  lines prepended, under a comment that says where they come from.
+
+Otherwise the notes' own lines and (Chinese) comments are kept, in the notes' order.
+Examples whose lesson *is* an error stop at the failing line and name the error in
+``Example.error``; what the note does after the error is a separate example.
+
+``EXAMPLES`` is ordered in two groups: tensor basics, then autograd (which opens with
+``autograd-basics``).  Within each note the notes' order is preserved.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["EXAMPLES", "PROGRAMS", "Example", "by_key"]
+
+PROGRAMS = Path(__file__).parent / "programs"
+
+
+@dataclass(frozen=True)
+class Example:
+    """One preset program shown in the app's example picker."""
+
+    key: str
+    """Short stable slug, e.g. ``"autograd-mean"``: the file ``<key>.py``."""
+    title: dict[str, str]
+    """Short titles keyed by language: ``{"en": ..., "zh": ...}``."""
+    seed: str
+    """The seed note the example comes from, e.g. ``"001"``."""
+    code: str
+    """The runnable program (ends with a newline)."""
+    error: str | None = None
+    """For examples whose lesson is an error: a substring of PyTorch's error message."""
+
+
+def load(folder: Path = PROGRAMS) -> tuple[Example, ...]:
+    """The programs listed in `folder`'s programs.toml, in its order."""
+    with open(folder / "programs.toml", "rb") as index:
+        listed = tomllib.load(index)["program"]
+    return tuple(Example(code=(folder / f"{entry['key']}.py").read_text(encoding="utf-8"),
+                         **entry) for entry in listed)
+
+
+EXAMPLES: tuple[Example, ...] = load()
+"""All presets: tensor basics first, then autograd (starting with ``autograd-basics``)."""
+
+_BY_KEY: dict[str, Example] = {example.key: example for example in EXAMPLES}
+
+
+def by_key(key: str) -> Example:
+    """Return the example called ``key``; raise ``KeyError`` naming the known keys if absent."""
+    try:
+        return _BY_KEY[key]
+    except KeyError:
+        known = ", ".join(_BY_KEY)
+        raise KeyError(f"no example with key {key!r}; known keys: {known}") from None

@@ -1,0 +1,264 @@
+"""Record what the autograd engine really does in a backward pass. Runs in a worker.
+
+While a program runs, `Recorder` wraps `torch.autograd.backward` and `torch.autograd.grad`
+(`Tensor.backward` goes through the first). For each call the program makes, it draws the
+graph before the engine frees anything, hooks every node of it, lets the engine run, and
+keeps, in the engine's own order, each node's incoming gradient (`grad_outputs`, already
+summed where edges meet), what it sent along each edge (`grad_inputs`), and every `.grad`
+it wrote. Nothing is recomputed and no extra backward pass runs: the program's hooks fire as
+often as in plain PyTorch, so a full Jacobian, which would take one pass per output element,
+is not built (`jacobian` is None and `jacobian_reason` says why); `vector` keeps the `v` of
+`y.backward(v)`, whose vᵀJ is what the engine delivers to each AccumulateGrad. Gradients
+batched by vmap (`is_grads_batched=True`) are left untouched: such calls run unrecorded.
+The wrapping lives only in the run's own process.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import os
+import sys
+import time
+from collections.abc import Callable
+from contextlib import ExitStack
+from typing import Any
+
+import torch
+
+from explorer.runner.graph import Ids, record
+from explorer.runner.modules import Modules
+from explorer.runner.snapshot import leading_block, tensor_values
+
+MAX_CALLS = 20  # the first and last ten calls of a training loop are kept
+VALUES = 100  # values kept per gradient tensor
+VECTOR_MAX = 64  # elements of a non-scalar root whose `v` is kept for the vᵀJ panel
+NO_JACOBIAN = ("not built: it takes one more backward pass per element of the output, and the "
+               "program's hooks would see every one")
+PROGRAM = "<program>"
+# torch's files between a program's `y.backward()` and torch.autograd.backward.
+TRAMPOLINES = frozenset(os.path.join(os.path.dirname(torch.__file__), *path) for path in (
+    ("_tensor.py",), ("overrides.py",), ("utils", "_device.py")))
+
+
+class Recorder:
+    """Wraps the autograd entry points for one run; `calls` holds what each call did."""
+
+    def __init__(self, variables: Callable[[], dict[str, Any]], ids: Ids, modules: Modules,
+                 graphs: list[dict[str, Any]], max_nodes: int, keep: tuple[int, ...] = (),
+                 progress: Callable[[dict[str, Any]], None] | None = None) -> None:
+        self.variables = variables
+        self.ids = ids
+        self.modules = modules
+        self.graphs = graphs
+        self.max_nodes = max_nodes
+        self.keep = set(keep)  # call numbers recorded in full whatever their place
+        self.progress = progress
+        self.calls: list[dict[str, Any]] = []
+        self.summaries: list[dict[str, Any]] = []  # every call: its value and gradient norms
+        self.count = 0
+        self._busy = False
+        self._names: dict[int, list[str]] = {}
+        self._told = 0.0
+        self.batched = 0  # calls on gradients batched by vmap: run, not replayed
+
+    def install(self) -> ExitStack:
+        """Wrap torch.autograd.backward / grad until the returned stack closes."""
+        stack = ExitStack()
+        for name in ("backward", "grad"):
+            original = getattr(torch.autograd, name)
+            setattr(torch.autograd, name, self._wrap(name, original))
+            stack.callback(setattr, torch.autograd, name, original)
+        return stack
+
+    def _wrap(self, kind: str, original: Callable[..., Any]) -> Callable[..., Any]:
+        signature = inspect.signature(original)
+
+        @functools.wraps(original)  # it stands in for torch's function, name and module alike
+        def call(*args: Any, **kwargs: Any) -> Any:
+            if self._busy or not _from_program():
+                return original(*args, **kwargs)
+            try:  # PyTorch's own names for what the program passed, however it passed them
+                given = signature.bind(*args, **kwargs).arguments
+            except TypeError:  # PyTorch says what is wrong with the call
+                return original(*args, **kwargs)
+            roots = _as_tuple(given.get("tensors", given.get("outputs")))
+            vector = _as_tuple(given.get("grad_tensors", given.get("grad_outputs")))
+            if not roots or not all(isinstance(r, torch.Tensor) for r in roots):
+                return original(*args, **kwargs)  # PyTorch's error, or graph edges: not drawn
+            if given.get("is_grads_batched") or any(map(_batched, (*roots, *vector))):
+                self.batched += 1  # hooks would see vmap's tensors, which must stay untouched
+                return original(*args, **kwargs)
+            self._busy = True
+            try:
+                return self._record(kind, original, args, kwargs, roots, vector)
+            finally:
+                self._busy = False
+        return call
+
+    def _record(self, kind: str, original: Callable[..., Any], args: tuple[Any, ...],
+                kwargs: dict[str, Any], roots: tuple[torch.Tensor, ...],
+                vector: tuple[Any, ...]) -> Any:
+        self.count += 1
+        call: dict[str, Any] = {"call": self.count, "kind": kind, "steps": [], "leaf_grads": []}
+        variables = self.variables()
+        self._names = {}
+        for name, value in variables.items():
+            self._names.setdefault(id(value), []).append(name)
+        value = roots[0] if len(roots) == 1 and roots[0].numel() == 1 else None
+        call["value"] = _scalar(value) if value is not None else None
+        named = {id(v) for v in variables.values()}
+        extra = {f"root {i}": r for i, r in enumerate(roots) if id(r) not in named}
+        graph = record(variables | extra, self.ids, self.max_nodes, self.modules)
+        if graph is not None and graph.get("dot"):
+            if not self.graphs or self.graphs[-1] != graph:
+                self.graphs.append(graph)
+            call["graph"] = len(self.graphs) - 1
+        call["roots"] = [self.ids.of_tensor(r) for r in roots]  # output nodes of the graph
+        call["root"] = call["roots"][0] if call["roots"] else None
+        call["vector"] = _vector(roots, vector)
+        if call["vector"] is not None:
+            call["jacobian"], call["jacobian_reason"] = None, NO_JACOBIAN
+        with ExitStack() as hooks:
+            self._hook(roots, call, hooks)
+            try:
+                return original(*args, **kwargs)
+            finally:
+                self._keep(call)
+
+    def _hook(self, roots: tuple[torch.Tensor, ...], call: dict[str, Any],
+              hooks: ExitStack) -> None:
+        """Pre- and post-hooks on every node behind the roots, and on every leaf's .grad."""
+        stack, seen = [r.grad_fn for r in roots if r.grad_fn is not None], set()
+        while stack:
+            node = stack.pop()
+            if node in seen:
+                continue
+            seen.add(node)
+            before, after = self._node_hooks(node, call)
+            hooks.callback(node.register_prehook(before).remove)
+            hooks.callback(node.register_hook(after).remove)
+            variable = getattr(node, "variable", None)
+            if isinstance(variable, torch.Tensor):
+                hooks.callback(variable.register_post_accumulate_grad_hook(
+                    self._leaf_hook(call, node)).remove)
+            stack.extend(u for u, _ in node.next_functions if u is not None)
+
+    def _node_hooks(self, node: Any, call: dict[str, Any]) -> tuple[Callable[..., None],
+                                                                     Callable[..., None]]:
+        """The engine calls `before` as it starts `node` and `after` once it has run."""
+        sid = self.ids.of_fn(node)
+        targets = [self.ids.of_fn(u) if u is not None else None for u, _ in node.next_functions]
+        step: dict[str, Any] = {}
+
+        def before(grad_outputs: tuple[Any, ...]) -> None:
+            step.clear()
+            step.update(node=sid, name=type(node).__name__,
+                        grad_outputs=[_grad(g) for g in grad_outputs],
+                        grad_inputs=[])
+            call["steps"].append(dict(step))
+
+        def after(grad_inputs: tuple[Any, ...], grad_outputs: tuple[Any, ...]) -> None:
+            call["steps"][-1]["grad_inputs"] = [
+                None if g is None else dict(_grad(g) or {}, to=to)
+                for g, to in zip(grad_inputs, targets, strict=False)]
+
+        return before, after
+
+    def _leaf_hook(self, call: dict[str, Any], node: Any) -> Callable[[torch.Tensor], None]:
+        def written(leaf: torch.Tensor) -> None:  # `.grad` may be None: a hook of the program's
+            call["leaf_grads"].append({"node": self.ids.of_fn(node),
+                                       "leaf": self.ids.of_tensor(leaf),
+                                       "names": self._names.get(id(leaf), []),
+                                       "after": len(call["steps"]), "grad": _grad(leaf.grad)})
+        return written
+
+    def _keep(self, call: dict[str, Any]) -> None:
+        """Summarise every call; keep in full the first and last MAX_CALLS // 2 and those
+        asked for; tell the progress listener now and then (at most 20 times a second)."""
+        norms = {" = ".join(g["names"]) or g["leaf"]: g["grad"]["norm"]
+                 for g in call["leaf_grads"] if g["grad"] is not None}  # a hook may clear .grad
+        summary = {"call": call["call"], "kind": call["kind"], "value": call["value"],
+                   "grad_norms": norms}
+        self.summaries.append(summary)
+        self.calls.append(call)
+        droppable = [i for i, c in enumerate(self.calls) if c["call"] not in self.keep]
+        if len(droppable) > MAX_CALLS:
+            del self.calls[droppable[MAX_CALLS // 2]]
+        if self.progress is not None and time.monotonic() - self._told > 0.05:
+            self._told = time.monotonic()
+            self.progress(summary)
+
+
+def _from_program() -> bool:
+    """Was this call made by the program (directly, or through Tensor.backward and torch's
+    dispatch), rather than by a library function such as autograd.functional.jacobian?"""
+    frame = sys._getframe(2)
+    while frame is not None and frame.f_code.co_filename in TRAMPOLINES:
+        frame = frame.f_back
+    return frame is not None and frame.f_code.co_filename == PROGRAM
+
+
+def _as_tuple(value: Any) -> tuple[Any, ...]:
+    if value is None:
+        return ()
+    return tuple(value) if isinstance(value, list | tuple) else (value,)
+
+
+def _batched(value: Any) -> bool:
+    """A tensor of torch.func's transforms (vmap's batched tensors and the like)."""
+    return isinstance(value, torch.Tensor) and torch._C._functorch.is_functorch_wrapped_tensor(
+        value)
+
+
+def _scalar(t: torch.Tensor) -> float | None:
+    """A one-element root's value as a float (its real part if complex; None if unreadable)."""
+    try:
+        value = t.detach().cpu().reshape(()).item()
+    except RuntimeError:  # meta and other data-less tensors
+        return None
+    return float(value.real) if isinstance(value, complex) else float(value)
+
+
+def _grad(g: Any) -> dict[str, Any] | None:
+    """A gradient as plain data: shape, device, statistics, and a copy of its leading values
+    (turned into lists by `finish`, only for the calls kept in full). Sparse gradients are
+    described by a dense copy; what cannot be copied keeps its metadata only."""
+    if not isinstance(g, torch.Tensor):
+        return None
+    info: dict[str, Any] = {"shape": [] if g.is_nested else list(g.shape), "dtype": str(g.dtype),
+                            "device": str(g.device), "values": None, "truncated": True,
+                            "norm": 0.0, "max_abs": 0.0}
+    try:
+        dense = g.detach()
+        dense = dense.to_dense() if dense.layout != torch.strided else dense
+        wide = dense.flatten().to(torch.complex128 if dense.is_complex() else torch.float64)
+        block = leading_block(dense, VALUES).clone()
+    except Exception:  # noqa: BLE001 - no data (meta), no dense form: a hook must never raise
+        return info
+    return info | {"values": block, "truncated": block.numel() < g.numel(),
+                   "norm": float(torch.linalg.vector_norm(wide)) if wide.numel() else 0.0,
+                   "max_abs": float(wide.abs().max()) if wide.numel() else 0.0}
+
+
+def finish(calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The kept calls with their gradients' values as nested lists (plain data)."""
+    grads = [g for call in calls for g in (
+        *(x for step in call["steps"] for x in (*step["grad_outputs"], *step["grad_inputs"])),
+        *(leaf["grad"] for leaf in call["leaf_grads"])) if g is not None]
+    for g in grads:
+        if isinstance(g["values"], torch.Tensor):
+            g["values"] = tensor_values(g["values"], VALUES)[0]
+    return calls
+
+
+def _vector(roots: tuple[torch.Tensor, ...], vector: tuple[Any, ...]) -> list[Any] | None:
+    """The `v` of `y.backward(v)` for one small non-scalar root, as plain values (the vᵀJ it
+    makes is what the engine delivers to each leaf's AccumulateGrad); None otherwise."""
+    if len(roots) != 1 or roots[0].is_nested or not 1 < roots[0].numel() <= VECTOR_MAX or (
+            not vector):
+        return None
+    v = vector[0]
+    if not isinstance(v, torch.Tensor) or v.is_nested or v.shape != roots[0].shape:
+        return None  # PyTorch will say what is wrong with it
+    return tensor_values(v.detach().flatten(), VECTOR_MAX)[0]

@@ -1,0 +1,210 @@
+"""Run a checked program statement by statement and record a Trace. Runs inside a worker.
+
+Each top-level statement is compiled and executed on its own in the sandbox namespace;
+after it, every variable is described (`explorer.runner.snapshot`). A clock interrupts Python
+code at the time limit; the worker's parent kills what a clock cannot interrupt.
+"""
+
+from __future__ import annotations
+
+import ast
+import random
+import signal
+import sys
+import time
+import traceback
+import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+import torch
+
+from explorer.runner.backward import Recorder, finish
+from explorer.runner.graph import Ids
+from explorer.runner.graph import record as record_graph
+from explorer.runner.modules import Modules
+from explorer.runner.snapshot import snapshot
+from explorer.runner.trace import Step, Trace, error_info, failure
+from explorer.safety import sandbox
+from explorer.safety.guards import Guards, Output
+from explorer.safety.limits import LimitExceeded, Limits, TimeLimit, memory_message, time_message
+
+FILENAME = "<program>"
+OOM_WORDS = ("can't allocate memory", "not enough memory", "out of memory", "CUDA out of memory")
+
+
+def execute(code: str, *, device: str = "cpu", limits: Limits = Limits(),
+            seed: int | None = 0, keep: tuple[int, ...] = (),
+            progress: Callable[[dict[str, Any]], None] | None = None) -> Trace:
+    """Check and run `code`, returning its Trace; never raises for anything the code does.
+
+    `keep`: backward calls to record in full besides the first and last ten; `progress`:
+    told each backward call's summary (loss, gradient norms) as the program runs."""
+    started = time.perf_counter()
+    try:
+        program = sandbox.prepare(code)
+    except SyntaxError as error:
+        return failure("SyntaxError", error.msg, error.lineno, device=device)
+    except sandbox.Refused as error:
+        return failure("Refused", error.reason, error.line, device=device)
+    except RecursionError:
+        return failure("Refused", "the program is nested too deeply to check", None,
+                       device=device)
+    if device.startswith("cuda") and not torch.cuda.is_available():
+        return failure("DeviceUnavailable", "This machine has no CUDA GPU "
+                       "(torch.cuda.is_available() is False): run the program on the CPU.",
+                       device=device)
+
+    if device != "cpu":  # a default device is a function mode: every op would pay for it
+        torch.set_default_device(device)
+        torch.cuda.set_device(torch.device(device))  # `cuda` alone means the chosen GPU
+    if seed is not None:
+        torch.manual_seed(seed)
+        np.random.seed(seed)
+        random.seed(seed)
+    out = Output(limits.output_chars)
+    guards = Guards(limits, out)
+    namespace = guards.namespace()
+    trace = Trace(ok=True, notes=list(program.notes), device=device,
+                  threads=torch.get_num_threads())
+    ids, modules = Ids(), Modules()
+    line = 0
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("default")
+        warnings.showwarning = _recorder(caught)
+        try:
+            recorder = Recorder(lambda: _user_variables(namespace), ids, modules, trace.graphs,
+                                limits.graph_nodes, keep, progress)
+            with _clock(limits), recorder.install(), modules.install():
+                for stmt in program.tree.body:
+                    line = stmt.lineno
+                    _run_step(stmt, namespace, guards, out, limits, trace, ids, modules)
+        except BaseException as error:  # noqa: BLE001 - every failure becomes data
+            trace.ok = False
+            trace.error = _describe_error(error, line, limits)
+    trace.backward, trace.losses = finish(recorder.calls), recorder.summaries
+    packed = any(graph.get("packed") for graph in trace.graphs)
+    _drop_unshown_graphs(trace)
+    if recorder.count > len(recorder.calls):
+        trace.notes.append(f"The program ran backward {recorder.count:,} times; the first and "
+                           f"last {len(recorder.calls) // 2} are recorded.")
+    if recorder.batched:
+        trace.notes.append(f"{recorder.batched:,} backward call(s) on gradients batched by vmap "
+                           "(is_grads_batched=True, torch.func.vmap) ran as usual but are not "
+                           "replayed: batched tensors are left untouched.")
+    if packed:
+        trace.notes.append("The program's saved-tensor hooks packed tensors the graph would "
+                           "show: they are not read, as that would call its unpack hook.")
+    if len(trace.steps) >= limits.steps:
+        trace.notes.append(f"Only the first {limits.steps} statements were recorded step by step.")
+    trace.stdout = out.getvalue()
+    if out.dropped:
+        trace.notes.append(f"{out.dropped:,} more characters of output were dropped "
+                           f"(the cap is {limits.output_chars:,}).")
+    trace.warnings = _warnings(caught)
+    complete = trace.ok and len(trace.steps) == len(program.tree.body)
+    try:  # a big module's repr takes time (never the program's own): on the clock, limits and all
+        with _clock(limits):
+            trace.variables = trace.steps[-1].variables if complete and trace.steps else (
+                snapshot(namespace, limits.value_elements))
+    except BaseException:  # noqa: BLE001 - state after a memory error may not be describable
+        trace.notes.append("The variables could not be described after the error.")
+    trace.elapsed_ms = (time.perf_counter() - started) * 1000
+    return trace
+
+
+def _run_step(stmt: ast.stmt, namespace: dict[str, Any], guards: Guards, out: Output,
+              limits: Limits, trace: Trace, ids: Ids, modules: Modules) -> None:
+    """Run one top-level statement; record the state after it while steps are recorded."""
+    code = compile(ast.Module([stmt], []), FILENAME, "exec", dont_inherit=True)
+    before = out.tell()
+    exec(code, namespace)  # noqa: S102 - checked by explorer.safety.sandbox, guarded by explorer.safety.guards
+    guards.check()
+    if len(trace.steps) >= limits.steps:
+        return
+    graph = record_graph(_user_variables(namespace), ids, limits.graph_nodes, modules)
+    if graph is not None and (not trace.graphs or trace.graphs[-1] != graph):
+        trace.graphs.append(graph)
+    trace.steps.append(Step(stmt.lineno, stmt.end_lineno or stmt.lineno,
+                            out.getvalue()[before:], snapshot(namespace, limits.value_elements),
+                            graph=None if graph is None else len(trace.graphs) - 1))
+
+
+def _drop_unshown_graphs(trace: Trace) -> None:
+    """Keep only the graphs a step or a kept backward call shows, in their order (a training
+    loop draws one per call, and most calls are not kept)."""
+    shown = sorted({s.graph for s in trace.steps if s.graph is not None}
+                   | {c["graph"] for c in trace.backward if "graph" in c})
+    number = {old: new for new, old in enumerate(shown)}
+    trace.graphs[:] = [trace.graphs[i] for i in shown]
+    for step in trace.steps:
+        if step.graph is not None:
+            step.graph = number[step.graph]
+    for call in trace.backward:
+        if "graph" in call:
+            call["graph"] = number[call["graph"]]
+
+
+def _user_variables(namespace: dict[str, Any]) -> dict[str, Any]:
+    return {name: value for name, value in namespace.items() if not name.startswith("__")}
+
+
+@contextmanager
+def _clock(limits: Limits) -> Iterator[None]:
+    """Raise TimeLimit in Python code once the run's time is up."""
+    def ring(signum: int, frame: Any) -> None:
+        raise TimeLimit(time_message(limits))
+
+    previous = signal.signal(signal.SIGALRM, ring)
+    signal.setitimer(signal.ITIMER_REAL, limits.time_s)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _describe_error(error: BaseException, line: int, limits: Limits) -> dict[str, Any]:
+    line = _program_line(error) or line
+    message = str(error)
+    if isinstance(error, LimitExceeded):
+        return error_info(error.kind, message, line)
+    if isinstance(error, sandbox.Refused):
+        return error_info("Refused", error.reason, line)
+    if isinstance(error, MemoryError) or (
+            isinstance(error, RuntimeError) and any(w in message for w in OOM_WORDS)):
+        return error_info("MemoryLimit", memory_message(limits, message or "MemoryError"), line)
+    if isinstance(error, RecursionError):
+        message = "maximum recursion depth exceeded: a function keeps calling itself"
+    return error_info(type(error).__name__, message, line)
+
+
+def _program_line(error: BaseException) -> int | None:
+    """The line of the user's program where `error` was raised (deepest frame of it)."""
+    lines = [f.lineno for f in traceback.extract_tb(error.__traceback__)
+             if f.filename == FILENAME]
+    return lines[-1] if lines else None
+
+
+def _recorder(caught: list[warnings.WarningMessage]) -> Callable[..., None]:
+    """Record a warning at the program line that was running when it was raised, also when
+    the innermost Python frame is a guard (reading `.grad` of a non-leaf) or library code."""
+    def record(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+               file: Any = None, line: str | None = None) -> None:
+        frame = sys._getframe(1)
+        while frame is not None and frame.f_code.co_filename != FILENAME:
+            frame = frame.f_back
+        if frame is not None:
+            filename, lineno = FILENAME, frame.f_lineno
+        caught.append(warnings.WarningMessage(message, category, filename, lineno))
+    return record
+
+
+def _warnings(caught: list[warnings.WarningMessage]) -> list[str]:
+    seen: dict[str, None] = {}
+    for w in caught:
+        where = f"line {w.lineno}: " if w.filename == FILENAME else ""
+        seen[f"{where}{w.category.__name__}: {w.message}"] = None
+    return list(seen)

@@ -1,0 +1,322 @@
+"""The grad_fn graph of a program's tensors, drawn as torchviz draws it. Runs in a worker.
+
+`record(variables, ids)` returns {dot, nodes, edges} for the graph behind every tensor
+variable. The DOT is torchviz's picture — its node attributes, colours, labels (those of
+`torchviz.dot.get_fn_name`, made from the saved values read once) and sizing (`resize_graph`),
+in the order `make_dot` writes it — with two differences: node names are stable ids instead
+of `id()`s, and the walk is iterative, so it survives graphs thousands of ops deep and saved
+tensors already freed by `backward()` (both make `make_dot` raise). A saved tensor packed by
+the program's saved-tensor hooks is never read, as that would call its unpack hook: the label
+still says `[saved tensor]`, the orange node is left out. tests/test_graph.py
+checks it against `make_dot`. A run records its graph after every statement, so this is
+written for speed: DOT lines are formatted directly (`explorer.runner.graph_view.node_line`), and
+the cyclic garbage collector is paused while a graph is walked.
+
+Colours (torchviz's): grey backward nodes; blue leaves that require grad (their `.grad` is
+filled by backward); orange saved tensors; green outputs; dark green the base of a view.
+
+Stable ids come from the objects without touching them (a program may read a node's
+`metadata`): a backward node is known by its kind and the sequence number autograd gave it
+(an AccumulateGrad by its leaf), a tensor by a registry of weak references; an id is never
+reused for another object.
+"""
+
+from __future__ import annotations
+
+import gc
+import itertools
+import weakref
+from collections.abc import Iterator
+from typing import Any
+
+import torch
+from graphviz import Digraph
+from torchviz.dot import SAVED_PREFIX, resize_graph
+
+from explorer.runner.graph_view import edge_line, node_line
+from explorer.runner.modules import Modules, Names
+from explorer.runner.snapshot import version
+
+NODE_ATTR = dict(style="filled", shape="box", align="left", fontsize="10", ranksep="0.1",
+                 height="0.2", fontname="monospace")  # torchviz's
+FREED = "saved values freed by backward()"
+PACKED = "packed by the program's saved-tensor hooks: not read, as that would run its unpack hook"
+MAX_ATTR_CHARS = 50  # torchviz's default
+_SAVED_ATTRS: dict[type, list[str]] = {}  # built-in node type -> its `_saved_*` attributes
+
+
+class Ids:
+    """Stable ids for the backward nodes and tensors of one run."""
+
+    def __init__(self) -> None:
+        self._count = itertools.count(1)
+        self._tensors: dict[int, tuple[weakref.ref[torch.Tensor], str]] = {}
+        self._leaves: dict[int, tuple[weakref.ref[torch.Tensor], str]] = {}  # AccumulateGrads
+        self._fns: dict[tuple[str, int], str] = {}
+
+    def of_fn(self, fn: Any) -> str:
+        leaf = getattr(fn, "variable", None)  # AccumulateGrad's numbers are all the same
+        if isinstance(leaf, torch.Tensor):
+            return self._weak(self._leaves, leaf, "n")
+        key = (type(fn).__name__, fn._sequence_nr())
+        if key not in self._fns:
+            self._fns[key] = f"n{next(self._count)}"
+        return self._fns[key]
+
+    def of_tensor(self, t: torch.Tensor) -> str:
+        return self._weak(self._tensors, t, "t")
+
+    def _weak(self, registry: dict[int, tuple[weakref.ref[torch.Tensor], str]],
+              t: torch.Tensor, prefix: str) -> str:
+        ref, sid = registry.get(id(t), (None, ""))
+        if ref is None or ref() is not t:
+            sid = f"{prefix}{next(self._count)}"
+            registry[id(t)] = (weakref.ref(t), sid)
+        return sid
+
+
+class TooBig(Exception):
+    """The graph has more nodes than a run may draw."""
+
+
+def record(variables: dict[str, Any], ids: Ids, max_nodes: int,
+           modules: Modules | None = None) -> dict[str, Any] | None:
+    """The graph behind the tensor variables, or None when no variable takes part in one;
+    with `modules`, each node made by a module call or holding a parameter names its module
+    (`module`), and a parameter is labelled by its path (`model.fc1.weight`)."""
+    roots: dict[int, torch.Tensor] = {}
+    names: dict[int, list[str]] = {}
+    for name, value in variables.items():
+        if isinstance(value, torch.Tensor) and (value.requires_grad or value.grad_fn):
+            roots.setdefault(id(value), value)
+            names.setdefault(id(value), []).append(name)
+    if not roots:
+        return None
+    drawing = _Drawing(ids, {key: " = ".join(n) for key, n in names.items()}, max_nodes,
+                       (modules or Modules()).names(variables))
+    collecting = gc.isenabled()
+    gc.disable()  # the walk makes many small dicts and no cycles: nothing for gc to find
+    try:
+        return drawing.draw(roots.values())
+    except TooBig:
+        return {"dot": None, "nodes": [], "edges": [],
+                "note": f"The graph has more than {max_nodes:,} nodes; it is not drawn."}
+    finally:
+        if collecting:
+            gc.enable()
+
+
+class _Drawing:
+    """One graph: torchviz's `make_dot` with stable names, iterative, tolerant of freed buffers."""
+
+    def __init__(self, ids: Ids, names: dict[int, str], max_nodes: int, paths: Names) -> None:
+        self.ids = ids
+        self.names = names
+        self.paths = paths
+        self.max_nodes = max_nodes
+        self.dot = Digraph(node_attr=NODE_ATTR, graph_attr=dict(size="12,12"))
+        self.seen: set[int] = set()
+        self.keep: list[Any] = []  # objects whose id() is in `seen` stay alive until the end
+        self.nodes: dict[str, dict[str, Any]] = {}
+        self.edges: list[dict[str, Any]] = []
+        self.packed = False  # a saved tensor was left unread: saved-tensor hooks packed it
+
+    def draw(self, roots: Any) -> dict[str, Any]:
+        for t in roots:
+            self._base_tensor(t)
+        resize_graph(self.dot)
+        graph = {"dot": self.dot.source, "nodes": list(self.nodes.values()), "edges": self.edges}
+        return graph | ({"packed": True} if self.packed else {})
+
+    def _mark(self, obj: Any) -> bool:
+        """True the first time `obj` is met."""
+        if id(obj) in self.seen:
+            return False
+        if len(self.seen) > self.max_nodes:
+            raise TooBig
+        self.seen.add(id(obj))
+        self.keep.append(obj)
+        return True
+
+    def _base_tensor(self, var: torch.Tensor) -> None:
+        """torchviz's add_base_tensor, its recursion into a view's bases unrolled."""
+        views: list[tuple[str, str]] = []
+        colour = "darkolivegreen1"
+        while self._mark(var):
+            sid = self.ids.of_tensor(var)
+            self._tensor_node(sid, var, self._label(var), colour)
+            if var.grad_fn is not None:
+                self._walk(var.grad_fn)
+                self._edge(self.ids.of_fn(var.grad_fn), sid, "grad")
+            if not var._is_view():
+                break
+            views.append((self.ids.of_tensor(var._base), sid))
+            var, colour = var._base, "darkolivegreen3"
+        for base, view in reversed(views):
+            self._edge(base, view, "view", style="dotted")
+
+    def _walk(self, root: Any) -> None:
+        """torchviz's recursive add_nodes, run with an explicit stack of generators."""
+        stack = [self._fn(root)] if self._mark(root) else []
+        while stack:
+            child = next(stack[-1], None)
+            if child is None:
+                stack.pop()
+            elif self._mark(child):
+                stack.append(self._fn(child))
+
+    def _fn(self, fn: Any) -> Iterator[Any]:
+        sid = self.ids.of_fn(fn)
+        saved, label = self._saved(fn, sid)
+        variable = getattr(fn, "variable", None)
+        if isinstance(variable, torch.Tensor):
+            self._mark(variable)
+            var_sid = self.ids.of_tensor(variable)
+            self._tensor_node(var_sid, variable, self._label(variable), "lightblue")
+            self._edge(var_sid, sid, "grad")
+        self.dot.body.append(node_line(sid, label, {}))
+        self.nodes[sid] = {"id": sid, "kind": "backward", "label": label,
+                           "name": type(fn).__name__, "saved": saved,
+                           "custom": isinstance(fn, torch.autograd.function.BackwardCFunction)}
+        if (module := self.paths.of_node(fn)) is not None:
+            self.nodes[sid]["module"] = module
+        for u, _ in getattr(fn, "next_functions", ()):
+            if u is not None:
+                self._edge(self.ids.of_fn(u), sid, "grad")
+                yield u
+        if not hasattr(type(fn), "saved_tensors"):
+            return
+        if _packed(fn, "_saved_tensors") is not None:
+            saved["saved_tensors"], self.packed = PACKED, True
+            return
+        try:
+            custom, again = fn.saved_tensors, fn.saved_tensors
+        except RuntimeError:
+            saved["saved_tensors"] = FREED
+            return
+        for i, (t, t_again) in enumerate(zip(custom, again, strict=True)):
+            saved[f"saved_tensors[{i}]"] = _describe(t)
+            t_sid = self._saved_id(sid, f"saved_tensors[{i}]", t, t_again)
+            self._edge(t_sid, sid, "saved", dir="none")
+            self._tensor_node(t_sid, t, self._label(t), "orange")
+            self.nodes[t_sid]["custom"] = True  # torchviz always shows these
+
+    def _saved(self, fn: Any, sid: str) -> tuple[dict[str, str], str]:
+        """Draw what a built-in node saved (show_saved), describe all of it for details, and
+        label the node as torchviz's get_fn_name does (its type alone once values are freed)."""
+        saved: dict[str, str] = {}
+        shown: dict[str, str] | None = {}  # get_fn_name's attributes; None once one is freed
+        for attr in _saved_attrs(fn):
+            name = attr.removeprefix(SAVED_PREFIX)
+            raw = _packed(fn, attr)
+            if raw is not None:  # torchviz's label needs no value; its orange node does
+                saved[name], self.packed = PACKED, True
+                if shown is not None:
+                    shown[name] = "[saved tensors]" if isinstance(raw, tuple) else "[saved tensor]"
+                continue
+            try:
+                value, again = getattr(fn, attr), getattr(fn, attr)
+            except RuntimeError:
+                saved[name], shown = FREED, None
+                continue
+            if shown is not None:
+                shown[name] = _shown(value)
+            self._mark(value)
+            saved[name] = _describe(value)
+            if torch.is_tensor(value):
+                tensors = [(name, value, again)]
+            elif isinstance(value, tuple):
+                tensors = [(f"{name}[{i}]", t, t2) for i, (t, t2) in
+                           enumerate(zip(value, again, strict=True)) if torch.is_tensor(t)]
+            else:
+                tensors = []
+            for label, t, t_again in tensors:
+                t_sid = self._saved_id(sid, label, t, t_again)
+                self._edge(sid, t_sid, "saved", dir="none")
+                self._tensor_node(t_sid, t, self._label(t, label), "orange")
+        return saved, _fn_label(type(fn).__name__, shown or {})
+
+    def _saved_id(self, owner: str, label: str, t: torch.Tensor, again: torch.Tensor) -> str:
+        """A saved tensor that is a live object keeps its own id (torchviz merges it with
+        that tensor's node); one made afresh on every access is named after its owner."""
+        self._mark(t)
+        return self.ids.of_tensor(t) if t is again else f"{owner}.{label}"
+
+    def _label(self, t: torch.Tensor, name: str | None = None) -> str:
+        name = name or self.names.get(id(t)) or self.paths.of_param(t)[0] or ""
+        size = ", ".join(str(v) for v in _shape(t)) if not t.is_nested else "nested"
+        return f"{name}\n ({size})"  # torchviz's get_var_name
+
+    def _tensor_node(self, sid: str, t: torch.Tensor, label: str, colour: str) -> None:
+        self.dot.body.append(node_line(sid, label, {"fillcolor": colour}))
+        self.nodes[sid] = {
+            "id": sid, "kind": {"lightblue": "leaf", "orange": "saved", "darkolivegreen1":
+                                "output", "darkolivegreen3": "base"}[colour],
+            "label": label, "colour": colour,
+            "names": self.names[id(t)].split(" = ") if id(t) in self.names else [],
+            "shape": _shape(t), "dtype": str(t.dtype),
+            "device": str(t.device), "requires_grad": t.requires_grad, "is_leaf": t.is_leaf,
+            "grad_fn": type(t.grad_fn).__name__ if t.grad_fn is not None else None,
+            "version": version(t)}
+        if colour == "lightblue" and (module := self.paths.of_param(t)[1]) is not None:
+            self.nodes[sid]["module"] = module
+
+    def _edge(self, src: str, dst: str, kind: str, **attrs: str) -> None:
+        self.dot.body.append(edge_line(src, dst, attrs))
+        self.edges.append({"src": src, "dst": dst, "kind": kind, "attrs": attrs})
+
+
+def _saved_attrs(fn: Any) -> list[str]:
+    """The `_saved_*` attributes of a backward node; a built-in node's are its type's."""
+    if hasattr(fn, "__dict__"):  # a custom Function's node may gain attributes
+        return [a for a in dir(fn) if a.startswith(SAVED_PREFIX)]
+    kind = type(fn)
+    if kind not in _SAVED_ATTRS:
+        _SAVED_ATTRS[kind] = [a for a in dir(fn) if a.startswith(SAVED_PREFIX)]
+    return _SAVED_ATTRS[kind]
+
+
+def _packed(fn: Any, attr: str) -> Any:
+    """The raw SavedTensor(s) behind `fn.<attr>` if reading it would call an unpack hook of
+    the program's (`saved_tensors_hooks`, `SavedTensor.register_hooks`), else None. The raw
+    object says without unpacking; where this PyTorch cannot say, it counts as packed."""
+    try:
+        raw = getattr(fn, "_raw" + attr, None)
+    except RuntimeError:  # freed by backward(): reading it fails without calling anything
+        return None
+    raws = raw if isinstance(raw, tuple) else (raw,)
+    hooked = any(r is not None and getattr(r, "unpack_hook", r) is not None for r in raws)
+    return raw if hooked else None
+
+
+def _shape(t: torch.Tensor) -> list[int]:
+    """A tensor's sizes; none for a nested tensor, whose rows differ."""
+    return [] if t.is_nested else [int(v) for v in t.shape]
+
+
+def _shown(value: Any) -> str:
+    """How torchviz's get_fn_name shows one saved value."""
+    if torch.is_tensor(value):
+        return "[saved tensor]"
+    if isinstance(value, tuple) and any(torch.is_tensor(t) for t in value):
+        return "[saved tensors]"
+    return str(value)
+
+
+def _fn_label(name: str, attrs: dict[str, str]) -> str:
+    """torchviz's get_fn_name(fn, show_attrs=True, max_attr_chars=50) from the values shown."""
+    if not attrs:
+        return name
+    width1 = max(len(k) for k in attrs)
+    width2 = min(max(len(v) for v in attrs.values()), MAX_ATTR_CHARS)
+    rows = (f"{k:<{width1}}: {v[:width2 - 3] + '...' if len(v) > width2 else v:>{width2}}"
+            for k, v in attrs.items())
+    return f"{name}\n{'-' * max(width1 + width2 + 2, len(name))}\n" + "\n".join(rows)
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, torch.Tensor):
+        return f"tensor{tuple(_shape(value))} {str(value.dtype).removeprefix('torch.')}"
+    if isinstance(value, tuple) and any(isinstance(v, torch.Tensor) for v in value):
+        return ", ".join(_describe(v) for v in value)
+    return str(value)[:80]

@@ -1,0 +1,382 @@
+"""What part of a recorded graph a page draws, and the DOT for it. Pure: no torch, no Streamlit.
+
+A recorded graph ({dot, nodes, edges}, see explorer.runner.graph) holds everything. A view keeps
+the nodes that lead to the chosen output tensors, optionally drops built-in saved tensors
+and backward-node attributes (torchviz's `show_saved` / `show_attrs`), collapses long runs
+of the same op into one group node when the graph is big, and writes DOT in torchviz's
+style with a hover tooltip per node.
+
+A run's own DOT is kept only as torchviz writes it (`checked_dot`), else written anew from
+the nodes and edges (`torchviz_dot`).
+
+`node_line` / `edge_line` write the DOT statements `graphviz.Digraph.node` / `.edge` would,
+byte for byte, without their per-call overhead (a 10,000-node graph is written several times
+per run); explorer.runner.graph uses them too.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from graphviz import Digraph, quoting
+
+if TYPE_CHECKING:
+    from explorer.runner.trace import Trace
+
+NODE_ATTR = dict(style="filled", shape="box", align="left", fontsize="10", ranksep="0.1",
+                 height="0.2", fontname="monospace")  # torchviz's node style
+# A recorded graph comes from the run, which is untrusted: graphviz gets only torchviz's
+# colours and edge styles from it, and every text as a plain quoted string (never an
+# HTML-like `<...>` label, whose HREF graphviz would turn into a link in the SVG).
+COLOURS = {"leaf": "lightblue", "saved": "orange", "output": "darkolivegreen1",
+           "base": "darkolivegreen3"}
+EDGE_ATTRS = {"style": {"dotted"}, "dir": {"none"}}
+# What torchviz writes, and all a run's DOT may hold: a header, then nodes with a label and a
+# colour, and edges with a style. An id or label is a plain or quoted string (a quoted one as
+# graphviz reads it: `\\` and `\"` inside), never a keyword or an HTML-like `<...>`.
+_ID = (r'(?!(?i:node|edge|graph|digraph|subgraph|strict)\b)[a-zA-Z_][a-zA-Z0-9_]*'
+       r'|-?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)|"[^"\\]*(?:\\[\s\S][^"\\]*)*"')
+HEADER = re.compile(r'digraph \{\n\tgraph \[size="[0-9.]+,[0-9.]+"\]\n\tnode \[[^\]\n]*\]\n')
+STATEMENT = re.compile(
+    rf'\t(?:{_ID}) \[label=(?:{_ID})(?: fillcolor=(?:{"|".join(COLOURS.values())}))?\]\n'
+    rf'|\t(?:{_ID}) -> (?:{_ID})(?: \[(?:dir=none|style=dotted)\])?\n')
+CLUSTER_STYLE = "style=\"dashed,rounded\" color=grey50 fontcolor=grey30 fontname=monospace"
+COLLAPSE_ABOVE = 300  # nodes; above this, chains of one op are grouped
+MIN_CHAIN = 4
+
+
+@dataclass
+class View:
+    """The DOT to draw, and what the view left out or grouped."""
+
+    dot: str
+    nodes: dict[str, dict[str, Any]]
+    groups: dict[str, list[str]] = field(default_factory=dict)  # group id -> member ids
+    hidden: int = 0  # nodes not drawn because they do not lead to the chosen outputs
+
+
+def outputs(graph: dict[str, Any]) -> list[dict[str, Any]]:
+    """Tensor nodes that carry a variable's name: the roots a learner can choose."""
+    return [n for n in graph["nodes"] if n.get("names")]
+
+
+def named_outputs(graph: dict[str, Any]) -> dict[str, str]:
+    """Variable name -> the id of the tensor node it names."""
+    return {name: node["id"] for node in outputs(graph) for name in node["names"]}
+
+
+def default_root(trace: Trace, index: int, named: dict[str, str]) -> str | None:
+    """The variable the graph after step `index` is drawn for by default: the one in the
+    graph assigned most recently (a new `.grad` or an in-place change does not count: the
+    variable still holds the same tensor), else the first named one."""
+    def holds(info: dict[str, Any] | None) -> Any:
+        return info and (info.get("memory"), info.get("shape"), info.get("grad_fn"))
+
+    for i in range(index, -1, -1):
+        before = trace.steps[i - 1].variables if i else {}
+        for name, info in trace.steps[i].variables.items():
+            if name in named and holds(before.get(name)) != holds(info):
+                return name
+    return next(iter(named), None)
+
+
+def node_lines(trace: Trace) -> dict[str, tuple[int, int]]:
+    """Node id -> the first and last line of the statement that added the node to the graph
+    (the first step whose graph holds it; ids are stable through a run)."""
+    lines: dict[str, tuple[int, int]] = {}
+    for step in trace.steps:
+        if step.graph is not None:
+            for node in trace.graphs[step.graph]["nodes"]:
+                lines.setdefault(node["id"], (step.line, step.end_line))
+    return lines
+
+
+def view(graph: dict[str, Any], roots: list[str] | None = None, show_saved: bool = True,
+         show_attrs: bool = True, collapse: bool = True, fold: tuple[str, ...] = (),
+         notes: dict[str, str] | None = None) -> View:
+    """The part of `graph` behind `roots` (node ids; all outputs when None), as DOT, with the
+    nodes of each module in `fold` (paths, see `modules`) drawn as one node and `notes` (node
+    id -> text, e.g. its values) written under the labels of the nodes they name."""
+    nodes = {n["id"]: n for n in graph["nodes"]}
+    keep = _behind(graph, roots) if roots else set(nodes)
+    if not show_saved:
+        keep -= {i for i, n in nodes.items() if n["kind"] == "saved" and not n.get("custom")}
+    edges = [e for e in graph["edges"] if e["src"] in keep and e["dst"] in keep]
+    kept = {i: n for i, n in nodes.items() if i in keep}
+    groups: dict[str, list[str]] = {}
+    if fold:
+        kept, edges, groups = _fold(kept, edges, fold)
+    if collapse and len(kept) > COLLAPSE_ABOVE:
+        kept, edges, chains = _collapse(kept, edges)
+        groups |= chains
+    return View(_dot(kept, edges, show_attrs, notes or {}), kept, groups,
+                hidden=len(nodes) - len(keep))
+
+
+def modules(graph: dict[str, Any]) -> list[str]:
+    """The paths of the modules whose calls made nodes of `graph`, and of the modules around
+    them (`model` around `model.fc1`), in order."""
+    paths: dict[str, None] = {}
+    for node in graph["nodes"]:
+        if "module" in node:
+            parts = node["module"].split(".")
+            paths.update(dict.fromkeys(".".join(parts[:i]) for i in range(1, len(parts) + 1)))
+    return sorted(paths)
+
+
+def _fold(nodes: dict[str, dict[str, Any]], edges: list[dict[str, Any]],
+          fold: tuple[str, ...]) -> tuple[dict[str, dict[str, Any]], list[dict[str, Any]],
+                                          dict[str, list[str]]]:
+    """Each module of `fold` (the outermost, where one holds another) as one node, in the
+    module around it."""
+    groups: dict[str, list[str]] = {}
+    shown: dict[str, dict[str, Any]] = {}
+    for number, path in enumerate(p for p in fold if not any(_inside(p, q) for q in fold)):
+        members = [i for i, n in nodes.items() if n.get("module") == path
+                   or _inside(n.get("module", ""), path)]
+        if members:
+            gid = f"module{number + 1}"
+            groups[gid] = members
+            shown[gid] = {"id": gid, "kind": "group", "name": path, "members": members,
+                          "folded": True, "label": f"{path}\n({len(members)} nodes, folded)"}
+            if "." in path:
+                shown[gid]["module"] = path.rsplit(".", 1)[0]
+    member_of = {m: gid for gid, members in groups.items() for m in members}
+    return *_grouped(nodes, edges, member_of, shown), groups
+
+
+def _inside(path: str, outer: str) -> bool:
+    """True if module `path` lies within module `outer` (and is not it)."""
+    return path.startswith(f"{outer}.")
+
+
+def _behind(graph: dict[str, Any], roots: list[str]) -> set[str]:
+    """Every node with a path to a root, and the saved tensors of the backward nodes kept."""
+    into: dict[str, list[str]] = defaultdict(list)
+    saved: dict[str, list[str]] = defaultdict(list)
+    for e in graph["edges"]:
+        if e["kind"] == "saved":
+            saved[e["src"]].append(e["dst"])
+            saved[e["dst"]].append(e["src"])
+        else:
+            into[e["dst"]].append(e["src"])
+    keep, stack = set(), list(roots)
+    while stack:
+        node = stack.pop()
+        if node not in keep:
+            keep.add(node)
+            stack.extend(into[node])
+    return keep | {s for node in keep for s in saved[node]}
+
+
+def _collapse(nodes: dict[str, dict[str, Any]], edges: list[dict[str, Any]]) -> tuple[
+        dict[str, dict[str, Any]], list[dict[str, Any]], dict[str, list[str]]]:
+    """Group runs of at least MIN_CHAIN backward nodes of one op, each feeding the next, with
+    the tensors they alone saved."""
+    ins: dict[str, list[str]] = defaultdict(list)
+    outs: dict[str, list[str]] = defaultdict(list)
+    saved_by: dict[str, set[str]] = defaultdict(set)  # saved tensor -> nodes that saved it
+    for e in edges:
+        if e["kind"] == "saved":
+            saved, owner = (e["dst"], e["src"]) if nodes[e["dst"]]["kind"] == "saved" else (
+                e["src"], e["dst"])
+            saved_by[saved].add(owner)
+        else:
+            outs[e["src"]].append(e["dst"])
+            ins[e["dst"]].append(e["src"])
+
+    def link(node: str) -> str | None:
+        """The next node of a chain: the one backward node of the same op fed by `node` alone."""
+        if len(outs[node]) != 1:
+            return None
+        nxt = outs[node][0]
+        same = nodes[nxt].get("name") == nodes[node].get("name")
+        return nxt if same and nodes[nxt]["kind"] == "backward" and len(ins[nxt]) == 1 else None
+
+    member_of: dict[str, str] = {}
+    groups: dict[str, list[str]] = {}
+    for start in nodes:
+        if nodes[start]["kind"] != "backward" or any(link(src) == start for src in ins[start]):
+            continue  # not the first node of a chain
+        chain = [start]
+        while (nxt := link(chain[-1])) is not None:
+            chain.append(nxt)
+        if len(chain) >= MIN_CHAIN:
+            gid = f"group{len(groups) + 1}"
+            groups[gid] = chain
+            member_of.update(dict.fromkeys(chain, gid))
+    for saved, owners in saved_by.items():
+        groups_of = {member_of.get(o) for o in owners}
+        if nodes[saved]["kind"] == "saved" and len(groups_of) == 1 and None not in groups_of:
+            member_of[saved] = groups_of.pop()
+    shown = {gid: {"id": gid, "kind": "group", "name": nodes[chain[0]]["name"],
+                   "members": chain, "label": f"{nodes[chain[0]]['name']} × {len(chain)}\n"
+                   "(collapsed chain)"} | _module_of(nodes, chain)
+             for gid, chain in groups.items()}
+    return *_grouped(nodes, edges, member_of, shown), groups
+
+
+def _module_of(nodes: dict[str, dict[str, Any]], members: list[str]) -> dict[str, str]:
+    """{"module": path} if all `members` belong to one module, else {}."""
+    paths = {nodes[m].get("module") for m in members}
+    return {"module": paths.pop()} if len(paths) == 1 and None not in paths else {}
+
+
+def _grouped(nodes: dict[str, dict[str, Any]], edges: list[dict[str, Any]],
+             member_of: dict[str, str], shown: dict[str, dict[str, Any]]) -> tuple[
+        dict[str, dict[str, Any]], list[dict[str, Any]]]:
+    """`nodes` with the members of groups replaced by the groups' nodes (`shown`), edges
+    rewired."""
+    kept = {i: n for i, n in nodes.items() if i not in member_of} | shown
+    rewired, seen = [], set()
+    for e in edges:
+        src, dst = member_of.get(e["src"], e["src"]), member_of.get(e["dst"], e["dst"])
+        if src != dst and (src, dst) not in seen:
+            seen.add((src, dst))
+            rewired.append({**e, "src": src, "dst": dst})
+    return kept, rewired
+
+
+def _dot(nodes: dict[str, dict[str, Any]], edges: list[dict[str, Any]], show_attrs: bool,
+         notes: dict[str, str]) -> str:
+    body = []
+    for node in nodes.values():
+        label = node["label"] if show_attrs or node["kind"] != "backward" else node["name"]
+        if node["id"] in notes:
+            label = f"{label}\n{notes[node['id']]}"
+        attrs = {"tooltip": tooltip(node)}
+        if node["kind"] == "group":
+            attrs.update(fillcolor="lightgrey", style="filled,dashed")
+        elif node["kind"] != "backward":
+            attrs["fillcolor"] = COLOURS.get(node["kind"], "white")
+        body.append(node_line(node["id"], label, attrs))
+    body.extend(_clusters(nodes))
+    body.extend(edge_line(e["src"], e["dst"], _edge_attrs(e)) for e in edges)
+    return _source(body)
+
+
+def _clusters(nodes: dict[str, dict[str, Any]]) -> list[str]:
+    """A dashed box named after each module around the nodes its calls made, nested as the
+    modules are (torchview's clusters)."""
+    members: dict[str, list[str]] = defaultdict(list)
+    for node in nodes.values():
+        if "module" in node:
+            members[node["module"]].append(node["id"])
+    inner: dict[str | None, list[str]] = defaultdict(list)  # module -> the modules in it
+    for path in {".".join(p.split(".")[:i]) for p in members for i in range(1, p.count(".") + 2)}:
+        inner[path.rsplit(".", 1)[0] if "." in path else None].append(path)
+    lines: list[str] = []
+    stack: list[str | None] = sorted(inner[None], reverse=True)
+    while stack:
+        path = stack.pop()
+        if path is None:  # the end of a module's box
+            lines.append("\t}\n")
+            continue
+        lines.append(f"\tsubgraph {_quote('cluster_' + path)} {{\n\t\tlabel={_quote(path)} "
+                     f"{CLUSTER_STYLE}\n")
+        lines.extend(f"\t\t{_quote(member)}\n" for member in members.get(path, ()))
+        stack.append(None)
+        stack.extend(sorted(inner[path], reverse=True))
+    return lines
+
+
+def torchviz_dot(graph: dict[str, Any]) -> str:
+    """The DOT torchviz writes for a recorded graph, written here from its nodes and edges."""
+    lines = [node_line(n["id"], n["label"], {} if n["kind"] == "backward" else
+                       {"fillcolor": COLOURS.get(n["kind"], "white")}) for n in graph["nodes"]]
+    return _source(lines + [edge_line(e["src"], e["dst"], _edge_attrs(e))
+                            for e in graph["edges"]])
+
+
+def checked_dot(dot: str, graph: dict[str, Any]) -> str:
+    """`dot` (a run's, untrusted) if it is torchviz's DOT and nothing else: each statement a
+    node with a label and one of torchviz's colours, or an edge with one of its styles, ids
+    and labels plain strings. Anything else (a link, an HTML label, another attribute) and the
+    DOT is written anew from the graph's nodes and edges."""
+    statements = _statements(dot)
+    return torchviz_dot(graph) if statements is None else _source(statements)
+
+
+def _statements(dot: str) -> list[str] | None:
+    """The statements of `dot` after torchviz's header, if all are STATEMENTs."""
+    head = HEADER.match(dot)
+    if head is None or not dot.endswith("}\n"):
+        return None
+    statements, at, end = [], head.end(), len(dot) - 2
+    while at < end:
+        found = STATEMENT.match(dot, at, end)
+        if found is None:
+            return None
+        statements.append(found[0])
+        at = found.end()
+    return statements
+
+
+def _edge_attrs(edge: dict[str, Any]) -> dict[str, str]:
+    """The attributes an edge may have: torchviz's styles, nothing else."""
+    return {k: v for k, v in edge.get("attrs", {}).items() if v in EDGE_ATTRS.get(k, ())}
+
+
+def _source(body: list[str]) -> str:
+    """DOT of `body` with torchviz's node style, sized as its resize_graph does."""
+    dot = Digraph(node_attr=NODE_ATTR)
+    dot.body = body
+    size = max(12, len(body) * 0.15)
+    dot.graph_attr.update(size=f"{size},{size}")
+    return dot.source
+
+
+def tooltip(node: dict[str, Any]) -> str:
+    """The details shown when hovering over a node."""
+    if node["kind"] == "group":
+        return (f"{node['name']}: {len(node['members'])} nodes, folded" if node.get("folded")
+                else f"{len(node['members'])} × {node['name']}, collapsed")
+    if node["kind"] == "backward":
+        lines = [node["name"]] + [f"{k}: {v}" for k, v in node.get("saved", {}).items()]
+        return "\n".join(lines)
+    names = ", ".join(node.get("names", [])) or f"({node['kind']} tensor)"
+    return "\n".join([names, f"shape {tuple(node['shape'])}  {node['dtype']}  {node['device']}",
+                      f"requires_grad={node['requires_grad']}  is_leaf={node['is_leaf']}",
+                      f"grad_fn={node['grad_fn']}  _version={node['version']}"])
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _quote(text: str) -> str:
+    """graphviz's quoting of an id or attribute value, never as an HTML-like string, and
+    never ending in an odd backslash, which would escape the closing quote and let the text
+    that follows be read as DOT; remembered: labels and ids repeat."""
+    text = str(text).replace("\t", " ")  # a tab starts a statement only (explorer.views.render)
+    if quoting.FINAL_ODD_BACKSLASHES.search(text):
+        text += "\\"
+    return quoting.quote(text, is_html_string=_never)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _quote_edge(text: str) -> str:
+    """An edge end: a node id, quoted the same way (no `:port` for a run to choose)."""
+    return _quote(text)
+
+
+def _never(_: str) -> bool:
+    return False
+
+
+def _attr_list(label: str | None, attrs: dict[str, str]) -> str:
+    """graphviz's ` [label=… key=value …]`: the label first, then the attributes sorted."""
+    parts = [f"label={_quote(label)}"] if label is not None else []
+    parts += [f"{_quote(k)}={_quote(v)}" for k, v in sorted(attrs.items()) if v is not None]
+    return f" [{' '.join(parts)}]" if parts else ""
+
+
+def node_line(name: str, label: str | None, attrs: dict[str, str]) -> str:
+    """The statement `Digraph.node(name, label, **attrs)` appends to the body."""
+    return f"\t{_quote(name)}{_attr_list(label, attrs)}\n"
+
+
+def edge_line(src: str, dst: str, attrs: dict[str, str]) -> str:
+    """The statement `Digraph.edge(src, dst, **attrs)` appends to the body."""
+    return f"\t{_quote_edge(src)} -> {_quote_edge(dst)}{_attr_list(None, attrs)}\n"

@@ -1,0 +1,191 @@
+"""Describe a program's variables as plain data: what a Snapshot holds for each name.
+
+A tensor becomes its metadata (shape, dtype, device, autograd state, version counter, where
+its data lives) plus its values and `.grad`, capped: tensors and arrays larger than the cap
+keep a leading block of at least `cap` elements, nested like the original.
+"""
+
+from __future__ import annotations
+
+import math
+import reprlib
+import types
+import warnings
+from typing import Any
+
+import numpy as np
+import torch
+
+from explorer.safety.guards import USER_MODULE
+
+
+class _Repr(reprlib.Repr):
+    """reprlib's short repr, which never runs a `__repr__` (or `extra_repr`) the program wrote:
+    that is the program's code, and describing a value must not run it (it may print)."""
+
+    def repr_instance(self, x: Any, level: int) -> str:
+        if any(c.__module__ == USER_MODULE and ("__repr__" in vars(c) or "extra_repr" in vars(c))
+               for c in type(x).__mro__):
+            return f"<{type(x).__name__} object>"
+        return super().repr_instance(x, level)
+
+
+_repr = _Repr()
+_repr.maxstring = _repr.maxother = 200
+_repr.maxlist = _repr.maxtuple = _repr.maxdict = _repr.maxset = 20
+
+
+def snapshot(namespace: dict[str, Any], cap: int) -> dict[str, dict[str, Any]]:
+    """Every user variable in `namespace`, described; modules and library classes left out."""
+    described = {}
+    for name, value in namespace.items():
+        if name.startswith("__"):
+            continue
+        info = describe(value, cap)
+        if info is not None:
+            described[name] = info
+    return described
+
+
+def describe(value: Any, cap: int) -> dict[str, Any] | None:
+    """Plain data for one value, or None for what is not the program's own (modules...)."""
+    if isinstance(value, torch.Tensor):
+        try:
+            return _tensor(value, cap)
+        except RuntimeError as error:  # a nested tensor has no sizes: what can be told
+            return {"kind": "tensor", "shape": [], "dtype": str(value.dtype),
+                    "device": str(value.device), "requires_grad": value.requires_grad,
+                    "is_leaf": value.is_leaf, "grad_fn": None, "version": None, "numel": 0,
+                    "is_view": False, "retains_grad": False, "grad": None, "truncated": True,
+                    "values": f"<values unavailable: {type(error).__name__}>"}
+    if isinstance(value, np.ndarray):
+        return _array(value, cap)
+    if isinstance(value, bool | int | float | complex | np.number | np.bool_):
+        return {"kind": "bool" if isinstance(value, bool | np.bool_) else "number",
+                "type": type(value).__name__, "values": _number(value)}
+    if isinstance(value, str):
+        return {"kind": "str", "values": value[:cap], "truncated": len(value) > cap}
+    if isinstance(value, torch.device | torch.dtype):
+        return {"kind": type(value).__name__, "values": str(value)}
+    if isinstance(value, types.ModuleType) or (
+            isinstance(value, type) and value.__module__ != USER_MODULE):
+        return None
+    kind = ("class" if isinstance(value, type) else "module" if isinstance(value, torch.nn.Module)
+            else "function" if callable(value) else "object")
+    if isinstance(value, list | tuple | dict | set | frozenset | torch.Size):
+        kind = "size" if isinstance(value, torch.Size) else type(value).__name__
+    return {"kind": kind, "type": type(value).__name__, "values": _short_repr(value)}
+
+
+def version(t: torch.Tensor) -> int | None:
+    """A tensor's `_version`; None for one made under inference_mode, which keeps none."""
+    return None if t.is_inference() else t._version
+
+
+def _short_repr(value: Any) -> str:
+    try:
+        return _repr.repr(value)
+    except Exception as error:  # a repr that raises still deserves a row
+        return f"<{type(value).__name__}: repr failed: {error}>"
+
+
+def _tensor(t: torch.Tensor, cap: int) -> dict[str, Any]:
+    info: dict[str, Any] = {
+        "kind": "tensor", "shape": list(t.shape), "dtype": str(t.dtype),
+        "device": str(t.device), "requires_grad": t.requires_grad, "is_leaf": t.is_leaf,
+        "grad_fn": type(t.grad_fn).__name__ if t.grad_fn is not None else None,
+        "version": version(t), "numel": t.numel(), "is_view": t._base is not None,
+        "retains_grad": t.retains_grad,
+    }
+    if t.layout == torch.strided and t.device.type != "meta":
+        try:
+            strides, ptr = list(t.stride()), t.data_ptr()
+        except RuntimeError:  # no storage: a tensor that escaped from vmap...
+            pass
+        else:
+            info.update(strides=strides, data_ptr=ptr,
+                        memory=_extent(ptr, list(t.shape), strides, t.element_size()))
+    info["values"], info["truncated"] = tensor_values(t, cap)
+    with warnings.catch_warnings():  # reading .grad of a non-leaf warns; the lesson shows it
+        warnings.simplefilter("ignore")
+        grad = t.grad
+    info["grad"] = tensor_values(grad, cap)[0] if grad is not None else None
+    return info
+
+
+def _array(a: np.ndarray, cap: int) -> dict[str, Any]:
+    ptr = a.__array_interface__["data"][0]
+    strides = [s // a.itemsize for s in a.strides] if a.itemsize else list(a.strides)
+    values, truncated = tensor_values(a, cap)
+    return {"kind": "ndarray", "shape": list(a.shape), "dtype": str(a.dtype), "device": "cpu",
+            "numel": int(a.size), "strides": strides, "data_ptr": ptr,
+            "memory": _extent(ptr, list(a.shape), strides, a.itemsize),
+            "writeable": bool(a.flags.writeable), "values": values, "truncated": truncated}
+
+
+def _extent(ptr: int, shape: list[int], strides: list[int], itemsize: int) -> list[int]:
+    """[first byte, one past the last byte] that the elements occupy; empty if no elements."""
+    if math.prod(shape) == 0:
+        return [ptr, ptr]
+    low = sum(min(0, (n - 1) * s) for n, s in zip(shape, strides, strict=True))
+    high = sum(max(0, (n - 1) * s) for n, s in zip(shape, strides, strict=True))
+    return [ptr + low * itemsize, ptr + (high + 1) * itemsize]
+
+
+def tensor_values(x: torch.Tensor | np.ndarray, cap: int) -> tuple[Any, bool]:
+    """Nested values of `x`: all of it, or a leading block of at least `cap` elements."""
+    try:
+        block = leading_block(x, cap)
+        if isinstance(block, torch.Tensor):
+            block = block.detach().cpu()
+            if block.is_quantized:
+                block = block.dequantize()
+            if block.layout != torch.strided:
+                block = block.to_dense()
+            if block.dtype in (torch.float16, torch.bfloat16) or block.dtype.is_floating_point:
+                block = block.double()
+            block = block.numpy()
+        return _json_ready(block), block.size < _numel(x)
+    except Exception as error:  # meta, nested or exotic tensors: metadata only
+        return f"<values unavailable: {type(error).__name__}>", True
+
+
+def _numel(x: torch.Tensor | np.ndarray) -> int:
+    return x.numel() if isinstance(x, torch.Tensor) else int(x.size)
+
+
+def leading_block(x: Any, cap: int) -> Any:
+    """A prefix slice along the first dimensions holding between cap and 2*cap elements."""
+    if x.ndim == 0 or _numel(x) <= cap:
+        return x
+    row = _numel(x[0]) if len(x) else 0
+    if row > cap:
+        return leading_block(x[0], cap)[None]
+    return x[: -(-cap // max(row, 1))]
+
+
+def _json_ready(block: np.ndarray) -> Any:
+    """block.tolist(), checked element by element only where JSON needs strings."""
+    plain = block.dtype.kind in "biu" and (block.size == 0 or np.abs(block).max() < 2**53)
+    if plain or (block.dtype.kind == "f" and np.isfinite(block).all()):
+        return block.tolist()
+    return _plain(block.tolist())
+
+
+def _plain(value: Any) -> Any:
+    """Lists of JSON-ready numbers: non-finite floats and complex numbers become strings."""
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return _number(value)
+
+
+def _number(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, complex):
+        return str(value)
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 2**53:
+        return str(value)
+    return value

@@ -1,0 +1,107 @@
+"""The Trace: everything a run produced, as plain data that crosses process boundaries.
+
+One Trace feeds every page. It holds no live tensors or grad_fn objects: variables are the
+dicts made by `explorer.runner.snapshot`, so a Trace pickles, and `to_json` is its public form
+(`python -m explorer run FILE --json`).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from explorer.content.explain import explain
+from explorer.runner.validate import BadResult, trace_fields
+from explorer.runner.wire import BadAnswer, decode
+from explorer.safety.limits import Limits
+
+Variables = dict[str, dict[str, Any]]
+
+
+@dataclass
+class Step:
+    """The program's state after one top-level statement ran."""
+
+    line: int
+    end_line: int
+    output: str  # what this statement printed
+    variables: Variables
+    graph: int | None = None  # index into Trace.graphs: the autograd graph after this step
+
+
+@dataclass
+class Trace:
+    """The result of one run: output, variables after every step, and the error if any."""
+
+    ok: bool
+    error: dict[str, Any] | None = None  # {type, message, line, explanation{en, zh} | None}
+    stdout: str = ""
+    variables: Variables = field(default_factory=dict)
+    steps: list[Step] = field(default_factory=list)
+    graphs: list[dict[str, Any]] = field(default_factory=list)  # {dot, nodes, edges}, distinct
+    backward: list[dict[str, Any]] = field(default_factory=list)  # explorer.runner.backward calls
+    losses: list[dict[str, Any]] = field(default_factory=list)  # every call: value, grad norms
+    warnings: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # what the explorer changed or capped
+    device: str = "cpu"
+    threads: int = 1  # torch's intra-op threads: float sums differ in the last digits by count
+    elapsed_ms: float = 0.0
+
+    @property
+    def graph(self) -> dict[str, Any] | None:
+        """The autograd graph after the last recorded step."""
+        last = self.steps[-1].graph if self.steps else None
+        return None if last is None else self.graphs[last]
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self) | {"graph": self.graph}
+
+    def to_json(self, indent: int | None = None) -> str:
+        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, text: str | bytes, limits: Limits | None = None) -> Trace:
+        """The Trace `text` holds (see from_dict); a BadResult error Trace if it is none."""
+        try:
+            data = decode(text.encode(errors="replace") if isinstance(text, str) else text)
+        except BadAnswer as error:
+            return refused(str(error))
+        return cls.from_dict(data, limits)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], limits: Limits | None = None) -> Trace:
+        """The Trace `data` describes, checked against what a run under `limits` sends
+        (explorer.runner.validate); an answer no run makes is a BadResult error Trace. The error's
+        explanation is made anew here from its type and message."""
+        try:
+            fields = trace_fields(data, limits or Limits())
+        except BadResult as error:
+            return refused(str(error))
+        if fields.get("error"):
+            error = fields["error"]
+            fields["error"] = error_info(error["type"], error["message"], error["line"])
+        return cls(**fields | {"steps": [Step(**step) for step in fields.get("steps", [])]})
+
+    def step_at(self, index: int) -> Step | None:
+        """The step at `index`, clamped into range; None when nothing ran."""
+        if not self.steps:
+            return None
+        return self.steps[max(0, min(index, len(self.steps) - 1))]
+
+
+def failure(kind: str, message: str, line: int | None = None, **extra: Any) -> Trace:
+    """A Trace for a run that could not start or did not come back."""
+    return Trace(ok=False, error=error_info(kind, message, line), **extra)
+
+
+def error_info(kind: str, message: str, line: int | None) -> dict[str, Any]:
+    """The `error` field: PyTorch's or Python's own words plus a plain-language explanation."""
+    return {"type": kind, "message": message, "line": line, "explanation": explain(kind, message)}
+
+
+def refused(why: str, **extra: Any) -> Trace:
+    """A Trace for an answer no run makes (explorer.runner.wire.BadAnswer,
+    explorer.runner.validate's BadResult): none of it is shown, only `why`."""
+    return failure("BadResult", f"The run sent back an answer the explorer does not accept: "
+                   f"{why}. Nothing of it is shown.", **extra)

@@ -1,0 +1,137 @@
+"""The wire between the server and a worker: length-prefixed JSON messages, never pickle."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import re
+import socket
+import struct
+import sys
+from typing import TYPE_CHECKING, Any
+
+from explorer.runner.validate import PLAIN
+from explorer.safety.limits import Limits
+
+if TYPE_CHECKING:
+    from explorer.runner.trace import Trace
+
+HEADER = struct.Struct("!Q")
+# Where Python, the libraries and the app are installed, longest first: a run's output names
+# none of them (a module's repr, a traceback's file names).
+INSTALLED = sorted({os.path.join(p, "") for p in (sys.prefix, sys.base_prefix, os.path.dirname(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))}, key=len, reverse=True)
+LONE = re.compile("[\ud800-\udfff]")  # a UTF-16 surrogate on its own: not text
+SURROGATE = re.compile(rb"\\[uU][dD][89a-fA-F]")  # a JSON escape of one: what makes a LONE
+REPLACEMENT = "\ufffd"
+MAX_DEPTH = 100  # lists and objects inside one another: a Trace needs ~70 (64-d values)
+# Lists and objects in one message: each costs the server about 1 µs and 150 bytes to decode.
+# A 500-iteration training run sends under 10,000; 16 MiB of `{},` would be 5.6 million.
+MAX_CONTAINERS = 1_000_000
+
+
+def send(sock: socket.socket, payload: bytes) -> None:
+    """One length-prefixed message."""
+    sock.sendall(HEADER.pack(len(payload)) + payload)
+
+
+class TooLarge(ConnectionError):
+    """A message over the receiver's cap: refused before any of it is read."""
+
+    def __init__(self, size: int, cap: int) -> None:
+        super().__init__(f"message of {size:,} bytes is over the {cap:,} byte cap")
+        self.size = size
+
+
+def recv(sock: socket.socket, max_bytes: int) -> bytes:
+    """One length-prefixed message; ConnectionError if the peer left, TooLarge if it is."""
+    (size,) = HEADER.unpack(_exactly(sock, HEADER.size))
+    if size > max_bytes:
+        raise TooLarge(size, max_bytes)
+    return _exactly(sock, size)
+
+
+def _exactly(sock: socket.socket, size: int) -> bytes:
+    chunks, left = [], size
+    while left:
+        chunk = sock.recv(min(left, 1 << 20))
+        if not chunk:
+            raise ConnectionError("the other side closed the connection")
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
+def job_message(code: str, device: str, limits: Limits, seed: int | None, threads: int,
+                keep: tuple[int, ...] = (), place: str = "run") -> bytes:
+    """The JSON a parent sends for one run (`keep`: backward calls to record in full;
+    `place`: the name of the run's private directory)."""
+    job: dict[str, Any] = {"code": code, "device": device, "seed": seed, "threads": threads,
+                           "limits": dataclasses.asdict(limits), "keep": list(keep),
+                           "dir": place}
+    return json.dumps(job).encode()
+
+
+def trace_message(trace: Trace) -> bytes:
+    """The JSON a child answers with. A value the snapshot left as an object (a function in an
+    object array...) goes as its type's name, a lone surrogate (`chr(0xd800)`) as U+FFFD: the
+    answer never fails on what a program made, and no program code (a Module's `extra_repr`)
+    runs to make it."""
+    text = json.dumps(trace.to_dict(), ensure_ascii=False,
+                      default=lambda value: f"<{type(value).__name__}>")
+    for place in INSTALLED:  # `print(torch)`, anomaly tracebacks: where the server keeps things
+        text = text.replace(place, "…")
+    return LONE.sub(REPLACEMENT, text).encode()
+
+
+class BadAnswer(ValueError):
+    """A worker's message that is no JSON object a worker would send."""
+
+
+def decode(payload: bytes) -> dict[str, Any]:
+    """A worker's message (untrusted) as a JSON object; BadAnswer (a ValueError) if it is none.
+    Bytes that are not UTF-8 and lone surrogates (escaped as `\\ud800`) become U+FFFD, and
+    nesting deeper than MAX_DEPTH is refused, never a RecursionError, and so are more than
+    MAX_CONTAINERS lists and objects (counted by their opening brackets, before decoding)."""
+    if payload.count(b"{") + payload.count(b"[") > MAX_CONTAINERS:
+        raise BadAnswer(f"the message holds more than {MAX_CONTAINERS:,} lists and objects")
+    try:
+        value = json.loads(payload.decode(errors="replace"))
+    except RecursionError:
+        raise BadAnswer(_too_deep()) from None
+    except ValueError as error:  # not JSON, or a number too long to read
+        raise BadAnswer(f"the message is not JSON ({str(error)[:200]})") from None
+    if not isinstance(value, dict):
+        raise BadAnswer("the message is not a JSON object")
+    _clean(value, surrogates=SURROGATE.search(payload) is not None)
+    return value
+
+
+def _clean(message: dict[str, Any], surrogates: bool) -> None:
+    """Check `message`'s depth and, if it may hold `surrogates` (only a JSON escape makes
+    one), replace them in its strings, in place, without recursion (the message is as deep
+    as a forger likes)."""
+    stack: list[tuple[Any, int]] = [(message, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise BadAnswer(_too_deep())
+        if isinstance(value, dict):
+            if surrogates:
+                for key in [k for k in value if LONE.search(k)]:
+                    value[LONE.sub(REPLACEMENT, key)] = value.pop(key)
+            items: Any = value.items()
+        elif PLAIN.issuperset(map(type, value)):
+            continue  # numbers only (most of a Trace): nothing inside
+        else:
+            items = enumerate(value)
+        for place, item in items:
+            if isinstance(item, dict | list):
+                stack.append((item, depth + 1))
+            elif surrogates and isinstance(item, str) and LONE.search(item):
+                value[place] = LONE.sub(REPLACEMENT, item)
+
+
+def _too_deep() -> str:
+    return f"the message is nested more than {MAX_DEPTH} levels deep"

@@ -1,0 +1,350 @@
+"""Run learners' programs in isolated processes: `WorkerPool.run(code) -> Trace`.
+
+A pool owns one zygote (`explorer.runner.zygote`) that has imported PyTorch, started in the box
+`explorer.safety.box` builds; every run is served by a fresh child forked from it, which locks
+itself in (`explorer.safety.confine`), so a run never pays PyTorch's import and nothing one run does
+can reach the next or the host. The pool caps how many runs go at once, kills a child at its
+deadline whatever it sends, restarts the zygote if it dies, and turns every failure into a
+Trace with a clear error. The server process itself never imports PyTorch.
+"""
+
+from __future__ import annotations
+
+import atexit
+import collections
+import contextlib
+import json
+import logging
+import os
+import select
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from explorer.runner.trace import Trace, failure, refused
+from explorer.runner.validate import BadResult, progress
+from explorer.runner.wire import BadAnswer, TooLarge, decode, job_message, recv, send
+from explorer.safety import box, confine
+from explorer.safety.limits import Limits, time_message
+from explorer.serve.hosting import settings
+
+STARTUP_S = 120.0  # importing PyTorch on a cold machine
+GRACE_S = 1.0  # past the time limit, the child's own clock had its chance: kill it
+MAX_RESULT_BYTES = 16 << 20  # the largest seed program's Trace is 1.3 MB
+Progress = Callable[[dict[str, Any]], None]
+# What a child may see of the server's environment: no tokens, keys or passwords.
+KEPT_ENV = ("PATH", "LANG", "LC_ALL", "TZ", "CUDA_VISIBLE_DEVICES", "LD_LIBRARY_PATH")
+LOG = logging.getLogger(__name__)
+CREDENTIALS = struct.Struct("3i")  # struct ucred: pid, uid, gid
+
+
+class WallMissing(RuntimeError):
+    """The operating-system walls cannot be raised here, and this pool requires them."""
+
+
+class WorkerPool:
+    """Runs programs, at most `size` at once, each in a fresh process with `limits`.
+
+    With `details` off (a public host), a failure of the pool itself names no cause (a
+    path, an OS error) in the Trace; the cause goes to the server's log either way. With
+    `require_walls`, a machine that cannot build the box or lock a run raises WallMissing
+    (saying what is missing) instead of running programs with a warning in the log.
+    `threads`: torch's threads per run (default: the cores shared out between the runs)."""
+
+    def __init__(self, size: int = 2, limits: Limits = Limits(), wait_s: float = 30.0,
+                 details: bool = True, require_walls: bool = False,
+                 threads: int | None = None) -> None:
+        gaps = [gap for gap in (box.missing(), *confine.missing()) if gap]
+        if gaps and require_walls:
+            raise WallMissing("Programs cannot be walled off from this machine: "
+                              + "; ".join(gaps) + ". See SECURITY.md.")
+        for gap in gaps:
+            LOG.warning("running programs without part of the wall: %s", gap)
+        self.boxed = box.missing() is None
+        self.locked = not confine.missing()
+        self.size = size
+        self.limits = limits
+        self.wait_s = wait_s
+        self.details = details
+        self.threads = threads or max(1, (os.cpu_count() or 1) // size)  # torch's, per run
+        self._slots = _Turns(size)
+        self._lock = threading.Lock()
+        self._dir = tempfile.TemporaryDirectory(prefix="explorer-")
+        self._socket = str(Path(self._dir.name) / "zygote.sock")
+        self._zygote: subprocess.Popen[bytes] | None = None  # bubblewrap, in the box
+        self.zygote_pid = 0  # the zygote itself
+        self._zygote_fd: int | None = None  # a pidfd of it: its pid may be reused, this not
+        self._start_zygote()
+
+    def run(self, code: str, *, device: str = "cpu", limits: Limits | None = None,
+            seed: int | None = 0, keep: tuple[int, ...] = (),
+            on_progress: Progress | None = None) -> Trace:
+        """Run `code` and return its Trace. Never raises for anything the code does.
+
+        `keep`: backward calls to record in full besides the first and last ten;
+        `on_progress`: called with each backward call's summary while the program runs."""
+        limits = limits or self.limits
+        if not self._slots.acquire(timeout=self.wait_s):
+            return failure("Busy", "The explorer is busy with other runs; try again in a moment.",
+                           device=device)
+        try:
+            place = f"run-{uuid.uuid4().hex}"
+            job = job_message(code, device, limits, seed, self.threads, keep, place)
+            trace = self._run(job, place, device, limits, on_progress)
+            if trace.error and trace.error["type"] == "WorkerCrashed" and self._zygote_died():
+                trace = self._run(job, place, device, limits, on_progress)  # a dying zygote
+            return trace
+        finally:
+            self._slots.release()
+
+    def close(self) -> None:
+        """Stop the zygote (its children end with it) and remove the socket."""
+        with self._lock:
+            self._stop_zygote_locked()
+            self._zygote = None
+        self._dir.cleanup()
+
+    def _run(self, job: bytes, place: str, device: str, limits: Limits,
+             on_progress: Progress | None) -> Trace:
+        try:
+            conn = self._connect()
+        except OSError as error:
+            LOG.error("could not start a worker: %s", error)
+            message = (f"Could not start a worker: {error}" if self.details
+                       else "Could not start a worker; please try again in a moment.")
+            return failure("WorkerUnavailable", message, device=device)
+        started = time.monotonic()  # after a (re)start of the zygote: that is not the run's time
+        watchdog: _Watchdog | None = None
+        with conn:
+            try:
+                conn.settimeout(limits.time_s + GRACE_S)
+                send(conn, job)
+                watchdog = _Watchdog(conn, started + limits.time_s + GRACE_S)
+                while True:  # progress updates, then the Trace
+                    message = decode(recv(conn, MAX_RESULT_BYTES))
+                    if "progress" not in message:
+                        return Trace.from_dict(message, limits)
+                    if on_progress is not None:
+                        on_progress(progress(message["progress"]))
+            except TooLarge as error:
+                return failure("MemoryLimit", f"The run's record (variables, graphs and "
+                               f"backward steps) came to {error.size / 2**20:,.0f} MiB, more "
+                               f"than the {MAX_RESULT_BYTES >> 20} MiB a run may send back. "
+                               "Smaller graphs, fewer backward calls or fewer top-level "
+                               "statements help.", device=device)
+            except (BadAnswer, BadResult) as error:
+                return refused(str(error), device=device)
+            except (OSError, ValueError, TypeError, KeyError):
+                late = time.monotonic() > started + limits.time_s + GRACE_S
+                if late or (watchdog is not None and watchdog.fired):
+                    return failure("TimeLimit", time_message(limits), device=device)
+                return failure("WorkerCrashed", "The run ended without an answer (its process "
+                               "died, perhaps from a crash inside a library). Nothing else "
+                               "was affected; try again or simplify the program.",
+                               device=device)
+            finally:
+                if watchdog is not None:
+                    watchdog.stop()  # the child is gone: nothing writes into its directory
+                _remove(Path(self._dir.name) / place)
+
+    def _zygote_died(self) -> bool:
+        with self._lock:
+            return self._zygote is None or self._zygote.poll() is not None
+
+    def _connect(self) -> socket.socket:
+        for attempt in range(2):
+            self._ensure_zygote()
+            conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            conn.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)  # who sends: _Watchdog
+            try:
+                conn.connect(self._socket)
+                return conn
+            except OSError:
+                conn.close()
+                if attempt:
+                    raise
+                self._restart_zygote()
+        raise AssertionError("unreachable")
+
+    def _ensure_zygote(self) -> None:
+        with self._lock:
+            zygote = self._zygote
+            if zygote is None or zygote.poll() is not None:
+                self._start_zygote_locked()
+                zygote = self._zygote
+            assert zygote is not None and zygote.stdout is not None
+            if not getattr(zygote, "ready", False):
+                started, _, _ = select.select([zygote.stdout], [], [], STARTUP_S)
+                if not started or zygote.stdout.readline().strip() != b"ready":
+                    zygote.kill()
+                    raise OSError(f"the worker process did not start within {STARTUP_S:g} s")
+                zygote.ready = True  # type: ignore[attr-defined]
+
+    def _restart_zygote(self) -> None:
+        with self._lock:
+            self._start_zygote_locked()
+
+    def _stop_zygote_locked(self) -> None:
+        """Kill the zygote and wait until it is gone, and with it every run: a child dies with
+        it, and in the box it is PID 1 (bubblewrap, killed, cannot pass that on to its PID 1:
+        the pool kills it by the pid bubblewrap gave)."""
+        if self._zygote_fd is not None:
+            with contextlib.suppress(OSError):
+                signal.pidfd_send_signal(self._zygote_fd, signal.SIGKILL)
+            select.select([self._zygote_fd], [], [], STARTUP_S)  # readable once it has ended
+            os.close(self._zygote_fd)
+            self._zygote_fd = None
+        if self._zygote is not None:
+            self._zygote.kill()
+            self._zygote.wait()
+
+    def _start_zygote(self) -> None:
+        with self._lock:
+            self._start_zygote_locked()
+
+    def _start_zygote_locked(self) -> None:
+        self._stop_zygote_locked()  # what is left of the last one
+        Path(self._socket).unlink(missing_ok=True)
+        env = {key: os.environ[key] for key in KEPT_ENV if key in os.environ}
+        package = os.path.dirname(confine.PACKAGE)
+        env.update(PYTHONPATH=package, HOME=self._dir.name,
+                   TMPDIR=self._dir.name, MALLOC_ARENA_MAX="2", PYTHONDONTWRITEBYTECODE="1",
+                   # one BLAS thread, and no TorchDynamo compiler
+                   OPENBLAS_NUM_THREADS="1", TORCHDYNAMO_DISABLE="1")
+        argv = [sys.executable, "-m", "explorer.runner.zygote", self._socket,
+                *([] if self.locked else ["--unlocked"])]
+        if not self.boxed:
+            self._zygote = subprocess.Popen(
+                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=self._dir.name,
+                env=env, start_new_session=True)
+            self.zygote_pid = self._zygote.pid
+            self._zygote_fd = _pidfd(self.zygote_pid)
+            return
+        os.chown(self._dir.name, box.box_user(), -1)
+        info, info_w = os.pipe()
+        try:
+            self._zygote = subprocess.Popen(
+                box.command(argv, self._dir.name, env, info_w), stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE, cwd=self._dir.name, env=env, start_new_session=True,
+                pass_fds=(info_w,))
+            os.close(info_w)
+            said = b""
+            while select.select([info], [], [], STARTUP_S)[0] and (part := os.read(info, 4096)):
+                said += part  # until bubblewrap closes it
+            self.zygote_pid = int(json.loads(said or b"{}").get("child-pid", self._zygote.pid))
+            self._zygote_fd = _pidfd(self.zygote_pid)
+        finally:
+            os.close(info)
+
+
+class _Turns:
+    """At most `size` runs at once, the waiting ones served first come, first served (with a
+    Semaphore, a thread that has just released can take the turn again ahead of them all)."""
+
+    def __init__(self, size: int) -> None:
+        self._free = size
+        self._queue: collections.deque[object] = collections.deque()
+        self._changed = threading.Condition()
+
+    def acquire(self, timeout: float) -> bool:
+        """Wait for a turn, at most `timeout` seconds; whether one was given."""
+        me = object()
+        with self._changed:
+            self._queue.append(me)
+            given = self._changed.wait_for(lambda: self._free and self._queue[0] is me, timeout)
+            self._free -= bool(given)
+            self._queue.remove(me)
+            self._changed.notify_all()  # the next in line may go if a turn is still free
+            return bool(given)
+
+    def release(self) -> None:
+        with self._changed:
+            self._free += 1
+            self._changed.notify_all()
+
+
+def _pidfd(pid: int) -> int | None:
+    """A handle on process `pid` (None if it has ended): unlike a pid, never reused."""
+    try:
+        return os.pidfd_open(pid)
+    except ProcessLookupError:
+        return None
+
+
+class _Watchdog:
+    """Reads the child's hello, with its pid as the kernel gives it (SO_PASSCRED: true in the
+    server's PID namespace, whatever the child says), then kills that child at `deadline`
+    and cuts the connection, whatever the child sends meanwhile."""
+
+    def __init__(self, conn: socket.socket, deadline: float) -> None:
+        _, ancillary, _, _ = conn.recvmsg(1, socket.CMSG_SPACE(CREDENTIALS.size),
+                                          socket.MSG_PEEK)
+        pids = [CREDENTIALS.unpack(data[:CREDENTIALS.size])[0]
+                for level, kind, data in ancillary
+                if (level, kind) == (socket.SOL_SOCKET, socket.SCM_CREDENTIALS)]
+        if not pids:
+            raise ConnectionError("the worker left before it said hello")
+        self._process = _pidfd(pids[0])  # None: already done, its answer waits in the socket
+        recv(conn, 1 << 10)  # the hello itself
+        self.fired = False
+        self._conn = conn
+        self._timer = threading.Timer(max(0.0, deadline - time.monotonic()), self._fire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def _fire(self) -> None:
+        self.fired = True
+        if self._process is not None:
+            with contextlib.suppress(OSError):
+                signal.pidfd_send_signal(self._process, signal.SIGKILL)
+        with contextlib.suppress(OSError):
+            self._conn.shutdown(socket.SHUT_RDWR)
+
+    def stop(self) -> None:
+        """Kill the child, answered or not (an answer may be forged early), and wait until
+        it has ended."""
+        self._timer.cancel()
+        if self._process is not None:
+            with contextlib.suppress(OSError):
+                signal.pidfd_send_signal(self._process, signal.SIGKILL)
+            select.select([self._process], [], [], STARTUP_S)  # readable once it has ended
+            os.close(self._process)
+
+
+def _remove(place: Path) -> None:
+    """Remove a run's directory, however deep the run made it: on Python 3.11
+    shutil.rmtree recurses, and coreutils' rm does not."""
+    try:
+        shutil.rmtree(place, ignore_errors=True)
+    except RecursionError:
+        subprocess.run(["rm", "-rf", "--", str(place)], check=False)
+
+
+_default: WorkerPool | None = None
+_default_lock = threading.Lock()
+
+
+def default_pool() -> WorkerPool:
+    """The process-wide pool, started on first use and stopped at exit."""
+    global _default
+    with _default_lock:
+        if _default is None:
+            _default = WorkerPool(size=settings().workers)
+            atexit.register(_default.close)
+        return _default
+
+
+def run(code: str, *, device: str = "cpu", limits: Limits | None = None,
+        seed: int | None = 0, keep: tuple[int, ...] = ()) -> Trace:
+    """Run `code` in the default pool."""
+    return default_pool().run(code, device=device, limits=limits, seed=seed, keep=keep)

@@ -1,0 +1,163 @@
+"""The zygote: a process that imports PyTorch once, then forks one fresh child per run.
+
+`python -m explorer.runner.zygote SOCKET` listens on a Unix socket, normally inside the box that
+`explorer.safety.box` builds. For every connection it forks; the child reads one job, says hello
+(the parent learns its pid from the kernel, to kill it at the deadline), makes its private
+directory, locks itself in (`explorer.safety.confine`), lowers its limits, runs the job and answers
+with the Trace as JSON, never pickle: even a child that escaped the sandbox cannot make the
+server run code. The zygote ends when its standard input closes, which happens when the
+parent goes away. It never touches CUDA, so each child may start CUDA safely after the fork.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import resource
+import select
+import signal
+import socket
+import sys
+import tempfile
+from typing import Any
+
+import torch
+
+from explorer.runner.execute import execute
+from explorer.runner.wire import recv, send, trace_message
+from explorer.safety import confine
+from explorer.safety.limits import Limits
+
+MAX_TASKS = 256  # processes and threads of the box's user a run may bring it to
+MAX_FILES = 256  # open files of a run
+PR_SET_PDEATHSIG = 1  # prctl.h: the standard library has no prctl
+_LIBC = ctypes.CDLL(None, use_errno=True)
+
+# Run once before forking: every child inherits PyTorch's first-call set-up, including the
+# TorchDynamo import an optimizer's first `step()` makes (2.5 s, in every run otherwise), and
+# the error explanations the last line's error reads (a child may be out of memory by then).
+WARM_UP = ("x = torch.ones(2, 2, requires_grad=True)\nout = (x * x + 1).mean()\nout.backward()\n"
+           "torch.optim.SGD([x], lr=0.1).step()\nout.backward()\n")
+
+
+def main(path: str, lock: bool) -> None:
+    """Serve runs on the socket `path`, each locked (`explorer.safety.confine`) if `lock`: decided
+    here once by the server, never by a job."""
+    # One thread: a fork must not inherit a started OpenMP pool.
+    torch.set_num_threads(1)
+    execute(WARM_UP)
+    readable, gpus = confine.readable_paths(), confine.gpu_devices()
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(path)
+    os.chmod(path, 0o600)  # the server's alone (a locked child cannot even make a socket)
+    listener.listen(64)
+    sys.stdout.write("ready\n")
+    sys.stdout.flush()
+    quiet = os.open(os.devnull, os.O_WRONLY)  # what libraries print (np.info) must not fill a
+    os.dup2(quiet, 1)                         # pipe nobody reads: children write to nothing
+    os.dup2(quiet, 2)
+    while True:
+        ready, _, _ = select.select([listener, sys.stdin], [], [])
+        if sys.stdin in ready:  # the parent is gone
+            return
+        conn, _ = listener.accept()
+        if os.fork() == 0:
+            listener.close()
+            _child(conn, readable if lock else None, gpus)
+        conn.close()
+
+
+def _child(conn: socket.socket, readable: list[str] | None, gpus: list[str]) -> None:
+    """Serve one job in this fresh process, then leave without running any cleanup."""
+    code = 0
+    try:
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        job = json.loads(recv(conn, 1 << 24))
+        send(conn, b"{}")  # the parent reads this child's pid from the kernel (SO_PASSCRED)
+        limits = enter(job, readable, gpus)
+        def progress(update: dict[str, Any]) -> None:  # streamed while the program runs
+            send(conn, json.dumps({"progress": update}).encode())
+
+        trace = execute(job["code"], device=job["device"], limits=limits, seed=job["seed"],
+                        keep=tuple(job["keep"]), progress=progress)
+        send(conn, trace_message(trace))
+    except BaseException:  # noqa: BLE001 - the parent reports a child that did not answer
+        code = 1
+    finally:
+        os._exit(code)
+
+
+def enter(job: dict[str, Any], readable: list[str] | None, gpus: list[str]) -> Limits:
+    """Everything between a job's arrival and its program, in this order: threads, the
+    private directory, the lock (while this process has one thread; none without `readable`),
+    the limits. Standard input becomes /dev/null: the zygote's pipe, reopened by
+    /proc/self/fd/0, is writable."""
+    nothing = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(nothing, 0)
+    os.close(nothing)
+    limits = Limits(**job["limits"])
+    torch.set_num_threads(job["threads"])
+    home = _private_dir(job["dir"])
+    if readable is not None:
+        confine.lock(home, readable, gpus)
+    _limit(limits, job["device"])
+    return limits
+
+
+def _limit(limits: Limits, device: str) -> None:
+    """Cap this child's CPU time, memory and file size, with no core dumps, and end it with
+    the zygote. The CPU cap is a backstop for C loops that nothing else can interrupt,
+    should the parent be gone; the parent normally kills the child at its deadline first."""
+    zygote = os.getppid()
+    cpu_s = int(limits.time_s * torch.get_num_threads()) + 3
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 1))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    # Threads count as processes: a run cannot take every pid of the machine; nor, through
+    # many files (epoll watches on each), kernel memory its address space does not count.
+    resource.setrlimit(resource.RLIMIT_NPROC, (MAX_TASKS, MAX_TASKS))
+    resource.setrlimit(resource.RLIMIT_NOFILE, (MAX_FILES, MAX_FILES))
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # writing a file fails instead of killing us
+    if device.startswith("cuda"):
+        # An address-space cap breaks the CUDA driver: cap what PyTorch may allocate instead.
+        if torch.cuda.is_available():
+            index = torch.device(device).index or 0
+            total = torch.cuda.get_device_properties(index).total_memory
+            fraction = min(1.0, limits.memory_mb * 2**20 / total)
+            torch.cuda.set_per_process_memory_fraction(fraction, index)
+    else:
+        # Start this run's OpenMP threads before the cap: their stacks count towards it.
+        torch.ones(torch.get_num_threads() << 16).add_(1)
+        cap = _address_space() + limits.memory_mb * 2**20
+        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != zygote:  # it ended before that: so does this run
+        os._exit(1)
+
+
+def _private_dir(name: str) -> str:
+    """Make `name` (chosen by the parent, which removes it after the run) in the zygote's
+    directory this child's cwd, HOME and TMPDIR."""
+    home = os.path.abspath(os.path.basename(name))
+    os.mkdir(home, 0o700)
+    os.chdir(home)
+    os.environ.update(HOME=home, TMPDIR=home)
+    tempfile.tempdir = home  # set, not searched: the search writes a file, which fails here
+    return home
+
+
+def _prctl(option: int, value: int) -> None:
+    if sys.platform == "linux":
+        _LIBC.prctl(option, value, 0, 0, 0)
+
+
+def _address_space() -> int:
+    """This process's virtual memory size in bytes (what RLIMIT_AS counts)."""
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[0]) * resource.getpagesize()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], lock=sys.argv[2:] != ["--unlocked"])

@@ -1,0 +1,488 @@
+"""The runtime half of the sandbox: the namespace a program runs in and the guards it calls.
+
+`explorer.safety.sandbox` rewrites a program so that attribute loads and stores, loop turns,
+integer powers and shifts, imports and class statements call the `__ae_*__` functions
+made here. Together with the static checks they keep a program inside torch, numpy and
+math: no module, function or frame outside them is ever handed to user code.
+
+Importing this module also sets how a process that runs programs shows two things that
+would name the server's files: a module's repr (`<module 'torch'>`) and the stack anomaly
+mode keeps with each autograd node (the program's frames, as plain Python shows a script's).
+"""
+
+from __future__ import annotations
+
+import _string
+import builtins
+import dis
+import functools
+import importlib
+import io
+import math
+import os
+import re
+import string
+import sys
+import time as _time
+import traceback
+import types
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import numpy as np
+import torch
+import torch.fx.traceback
+from numpy._pytesttester import PytestTester
+
+from explorer.safety import sandbox
+from explorer.safety.limits import LimitExceeded, Limits, LoopLimit, NumberLimit
+from explorer.safety.sandbox import BLOCKED_ATTRS, Refused
+
+USER_MODULE = "__main__"  # a program's `__name__`, and its classes' `__module__`
+PROGRAM_FILE = "<program>"  # the file name a program is compiled under (explorer.runner.execute)
+MAX_INT_BITS = 1_000_000  # about 300,000 decimal digits
+
+SAFE_ROOTS = ("torch", "numpy", "math", "random")
+MODULES: dict[str, Any] = {
+    name: importlib.import_module(name) for name in sandbox.MODULES - {"time", "__future__"}
+}
+
+
+class _Clock:
+    """The `time` a program imports: the clocks and `sleep`, nothing else. A class of its own
+    that takes no arguments: `type(time)(**fields)` makes nothing (a namespace type would make
+    an object with any attribute, `__array_interface__` included)."""
+
+    __slots__ = ()
+    time, perf_counter = staticmethod(_time.time), staticmethod(_time.perf_counter)
+    monotonic, sleep = staticmethod(_time.monotonic), staticmethod(_time.sleep)
+
+    def __repr__(self) -> str:
+        return "<module 'time' (its clocks and sleep)>"
+
+
+MODULES["time"] = _Clock()
+
+SAFE_BUILTINS = (
+    "abs", "all", "any", "bin", "bool", "callable", "chr", "complex", "dict", "divmod",
+    "enumerate", "filter", "float", "frozenset", "hash", "hex", "id", "int", "isinstance",
+    "issubclass", "len", "list", "map", "max", "min", "oct", "ord", "range", "repr", "reversed",
+    "round", "set", "slice", "sorted", "staticmethod", "classmethod", "property", "str", "sum",
+    "super", "tuple", "zip", "dir", "hasattr", "iter", "next", "ArithmeticError",
+    "AssertionError", "AttributeError", "Exception",
+    "IndexError", "KeyError", "LookupError", "NotImplementedError", "OverflowError",
+    "RuntimeError", "StopIteration", "TypeError", "ValueError", "ZeroDivisionError",
+    "MemoryError", "NameError", "UserWarning", "Warning", "NotImplemented", "Ellipsis",
+)
+# Reached through a module attribute (`torch.builtins.eval`...), these would leave the sandbox.
+ESCAPES = frozenset(id(getattr(builtins, name)) for name in (
+    "eval", "exec", "compile", "open", "getattr", "setattr", "delattr", "__import__", "globals",
+    "locals", "vars", "input", "breakpoint", "help", "type", "memoryview",
+    "__build_class__", "print", "exit", "quit",
+) if hasattr(builtins, name))
+CLASS_BASES = (torch.autograd.Function, torch.nn.Module, torch.utils.data.Dataset)
+# Where a function, class or object reached by attribute may come from. torch and numpy import
+# helpers for their own use (`operator.attrgetter`, `functools.wraps`, `importlib`, `ctypes`)
+# that would reach past every other check.
+SAFE_ORIGINS = frozenset({*SAFE_ROOTS, "builtins", "time", USER_MODULE})
+# Parts of a module path below torch or numpy that reach files, processes, native code,
+# compilers or the network. A module, function or class from such a module is refused however
+# it is reached: `torch.utils.collect_env.run` runs a shell command, `torch.cuda.gds.GdsFile`
+# opens (and creates) any file. Modules are also refused for any private or blocked part.
+DANGEROUS_PARTS = frozenset({
+    "serialization", "hub", "jit", "fx", "onnx", "export", "_export", "package", "library",
+    "_library", "multiprocessing", "distributed", "cpp_extension", "collect_env", "benchmark",
+    "throughput_benchmark", "_dynamo", "_inductor", "compiler", "_higher_order_ops", "_ops",
+    "ao", "quantization", "gds", "profiler", "tensorboard", "model_zoo", "bottleneck",
+    "mobile_optimizer", "bundled_inputs", "file_baton", "hipify", "show_pickle", "ctypeslib",
+    "f2py", "npyio", "format", "distutils", "xeon", "run_cpu", "_pytesttester", "datapipes",
+    "cpp_backtrace",
+})
+# Calls that import a module or run code by a name or text. Library code that makes one with
+# anything but a constant (`__import__(module)` in `np.info` and `np.lib.add_newdoc`,
+# `loader.exec_module` in numpy.distutils) imports or runs whatever a program names.
+RUNS_BY_NAME = frozenset({"__import__", "import_module", "exec_module", "load_module",
+                          "run_path", "run_module", "exec", "eval", "spec_from_file_location",
+                          "resolve_name"})
+NAME_LOADS = frozenset({"LOAD_GLOBAL", "LOAD_NAME", "LOAD_ATTR", "LOAD_METHOD"})
+# Whole modules refused although their part names are harmless elsewhere: numpy's test
+# helpers run code from strings (`runstring`); torch.testing (`assert_close`) stays.
+BLOCKED_MODULES = ("numpy.testing", "numpy._pytesttester")
+# Modules whose flags a program may set (`torch.backends.cudnn.deterministic = True`): each
+# run is a fresh process, so the change ends with it.
+SETTABLE_MODULES = frozenset({"torch.backends.cudnn", "torch.backends.cuda.matmul",
+                              "torch.backends.mkldnn", "torch.backends.opt_einsum"})
+# Raw memory, refused like `x.untyped_storage()`; a storage's `.type("pkg.name")` imports by name.
+STORAGES = (torch._C.StorageBase, torch.TypedStorage)
+# The tensor types `torch.set_default_tensor_type` may name; any other string is imported.
+TENSOR_TYPE_NAME = re.compile(r"torch(\.cuda)?\.[A-Za-z]+Tensor")
+
+
+class Output(io.StringIO):
+    """Printed text, capped: past the cap the rest is dropped and a note says so."""
+
+    def __init__(self, cap: int) -> None:
+        super().__init__()
+        self.cap = cap
+        self.dropped = 0
+
+    def write(self, text: str) -> int:
+        room = self.cap - self.tell()
+        if len(text) > room:
+            self.dropped += len(text) - max(room, 0)
+            text = text[:max(room, 0)]
+        return super().write(text)
+
+
+class _SafeFormatter(string.Formatter):
+    """str.format whose `{0.name}` fields are walked like attributes in the program itself."""
+
+    def get_field(self, field_name: str, args: Any, kwargs: Any) -> Any:
+        first, rest = _string.formatter_field_name_split(field_name)
+        obj = self.get_value(first, args, kwargs)
+        for is_attr, key in rest:
+            if isinstance(key, str) and (key.startswith("_") or key in BLOCKED_ATTRS):
+                raise Refused(None, f"format field `{field_name}` reaches a private attribute")
+            obj = _attr(obj, key) if is_attr else obj[key]
+        return obj, first
+
+
+class Guards:
+    """Per-run counters and the functions the rewritten program calls."""
+
+    def __init__(self, limits: Limits, out: Output) -> None:
+        self.limits = limits
+        self.out = out
+        self.loops = 0
+        self.tripped: LimitExceeded | None = None
+
+    def namespace(self) -> dict[str, Any]:
+        """Fresh globals for one run: safe builtins, torch, np, math and the guards."""
+        safe = {name: getattr(builtins, name) for name in SAFE_BUILTINS}
+        safe.update(print=self.print, pow=self.pow, type=_type, format=format, getattr=_getattr,
+                    setattr=_setattr, delattr=_delattr, __build_class__=_build_class,
+                    __import__=_library_import)
+        return {
+            "__builtins__": safe, "__name__": USER_MODULE,
+            "torch": torch, "np": np, "math": math,
+            "__ae_tick__": self.tick, "__ae_iter__": self.iter, "__ae_attr__": _attr,
+            "__ae_settable__": _settable, "__ae_binop__": _binop, "__ae_operand__": _operand,
+            "__ae_import__": _import, "__ae_format__": _format, "__ae_keywords__": _keywords,
+        }
+
+    def check(self) -> None:
+        """Raise again a limit the program caught and swallowed."""
+        if self.tripped is not None:
+            raise self.tripped
+
+    def tick(self) -> None:
+        self.loops += 1
+        if self.loops > self.limits.loop_iterations:
+            self.tripped = LoopLimit(
+                f"The program ran more than {self.limits.loop_iterations:,} loop iterations, "
+                "the limit for one run. Is there a loop that never ends?")
+            raise self.tripped
+
+    def iter(self, iterable: Iterable[Any]) -> Iterator[Any]:
+        for item in iterable:
+            self.tick()
+            yield item
+
+    def print(self, *values: Any, sep: str | None = " ", end: str | None = "\n",
+              flush: bool = False) -> None:
+        builtins.print(*values, sep=sep, end=end, file=self.out)
+
+    def pow(self, base: Any, exp: Any, mod: Any = None) -> Any:
+        if mod is None:
+            return _binop("Pow", base, exp)
+        return builtins.pow(base, exp, mod)
+
+
+def _type(obj: Any, *rest: Any) -> type:
+    """`type(x)` to see what x is; the three-argument form that makes classes is refused."""
+    result = builtins.type(obj)
+    if rest or issubclass(result, type):  # a metaclass makes classes like type(name, bases, d)
+        raise Refused(None, "`type` may only show what a value is, e.g. `type(x)`; making "
+                            "classes with it is outside the sandbox")
+    return result
+
+
+def _getattr(obj: Any, name: str, *default: Any) -> Any:
+    """`getattr(obj, name[, default])`, checked like `obj.name` written in the program."""
+    _checked(name)
+    try:
+        return _format(obj, name) if name in sandbox.FORMAT_METHODS else _attr(obj, name)
+    except AttributeError:
+        if default:
+            return default[0]
+        raise
+
+
+def _setattr(obj: Any, name: str, value: Any) -> None:
+    """`setattr(obj, name, value)`, checked like `obj.name = value` written in the program."""
+    name = _checked(name, store=True)  # the name first, as the static check would
+    setattr(_settable(obj), name, value)
+
+
+def _delattr(obj: Any, name: str) -> None:
+    """`delattr(obj, name)`, checked like `del obj.name` written in the program."""
+    name = _checked(name, store=True)
+    delattr(_settable(obj), name)
+
+
+def _checked(name: Any, store: bool = False) -> str:
+    """An attribute name given as a string, checked like one written in the program."""
+    if not isinstance(name, str):
+        raise TypeError(f"attribute name must be string, not '{type(name).__name__}'")
+    sandbox.check_attr(name, None, store=store)
+    return name
+
+
+def _attr(obj: Any, name: str) -> Any:
+    """Load `obj.name`, refusing any module, builtin or frame outside the sandbox."""
+    value = getattr(obj, name)
+    if isinstance(value, types.ModuleType):
+        if _outside(value.__name__, module=True):
+            raise Refused(None, f"`.{name}` leads to the module `{value.__name__}`, which is "
+                                "outside the sandbox")
+    elif id(value) in SUBSTITUTES:
+        return SUBSTITUTES[id(value)]
+    elif (id(value) in ESCAPES
+          or isinstance(value, types.FrameType | types.CodeType | types.TracebackType)
+          or isinstance(value, type) and issubclass(value, type)):  # a metaclass makes classes
+        raise Refused(None, f"`.{name}` leads outside the sandbox")
+    elif isinstance(value, PytestTester):  # `np.test('os')` imports and runs any module
+        raise Refused(None, f"`.{name}` runs test suites, which this sandbox does not allow")
+    elif isinstance(value, STORAGES) or isinstance(value, type) and issubclass(value, STORAGES):
+        raise Refused(None, f"`.{name}` leads to raw storage, which is outside the sandbox")
+    else:
+        origin = getattr(value, "__module__", None)
+        if isinstance(origin, str) and _outside(origin, module=False):
+            raise Refused(None, f"`.{name}` leads to `{origin}`, which is outside the sandbox")
+        if _runs_by_name(value):
+            raise Refused(None, f"`.{name}` imports modules or runs code by a name it is given, "
+                                "which this sandbox does not allow")
+    return value
+
+
+def _runs_by_name(value: Any) -> bool:
+    """Whether library code behind `value` (a function, a method, what a class runs when it is
+    called) imports a module or runs code by a name it is given."""
+    if isinstance(value, type):
+        return any(_runs_by_name(getattr(value, method, None))
+                   for method in ("__new__", "__init__", "__call__"))
+    if isinstance(value, types.MethodType):
+        value = value.__func__
+    return isinstance(value, types.FunctionType) and _function_runs_by_name(value)
+
+
+@functools.lru_cache(maxsize=4096)
+def _function_runs_by_name(func: types.FunctionType) -> bool:
+    """`_runs_by_name` for a Python function: its own code, the functions it wraps or closes
+    over, and the private helpers of its module it names (`np.info` calls `_makenamedict`)."""
+    seen: set[types.FunctionType] = set()
+    todo = [func]
+    while todo:
+        f = todo.pop()
+        if f in seen:
+            continue
+        seen.add(f)
+        codes = list(_codes(f.__code__))
+        if any(_calls_by_name(code) for code in codes):
+            return True
+        helpers = [getattr(f, "__wrapped__", None), *map(_contents, f.__closure__ or ()),
+                   *(f.__globals__.get(n) for code in codes for n in code.co_names
+                     if n.startswith("_"))]
+        todo += [h for h in helpers if isinstance(h, types.FunctionType)]
+    return False
+
+
+def _codes(code: types.CodeType) -> Iterator[types.CodeType]:
+    """`code` and the code of the functions, lambdas and comprehensions inside it."""
+    yield code
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            yield from _codes(const)
+
+
+def _contents(cell: types.CellType) -> Any:
+    try:
+        return cell.cell_contents
+    except ValueError:  # a variable not yet bound
+        return None
+
+
+def _calls_by_name(code: types.CodeType) -> bool:
+    """Whether `code` loads one of RUNS_BY_NAME and then anything but a constant (its first
+    argument, when it calls it)."""
+    if RUNS_BY_NAME.isdisjoint(code.co_names):
+        return False
+    steps = [i for i in dis.get_instructions(code) if i.opname not in ("PUSH_NULL", "NOP")]
+    return any(step.opname in NAME_LOADS and step.argval in RUNS_BY_NAME
+               and (after is None or after.opname != "LOAD_CONST")
+               for step, after in zip(steps, [*steps[1:], None], strict=True))
+
+
+@functools.cache
+def _outside(name: str, module: bool) -> bool:
+    """Whether a module named `name`, or a function or class defined in it, is off limits."""
+    root, *parts = name.split(".")
+    if root not in (SAFE_ROOTS if module else SAFE_ORIGINS):
+        return True
+    if name == "numpy.lib.scimath":  # `np.emath`, the one public module under numpy.lib
+        return False
+    if any(name == m or name.startswith(m + ".") for m in BLOCKED_MODULES):
+        return True
+    blocked = DANGEROUS_PARTS | BLOCKED_ATTRS if module else DANGEROUS_PARTS
+    return any(part in blocked or module and part.startswith("_") for part in parts)
+
+
+def _set_default_tensor_type(t: Any) -> None:
+    """`torch.set_default_tensor_type`, which imports any module a string names: here a string
+    may only name a tensor type such as `'torch.DoubleTensor'`."""
+    if isinstance(t, str) and not TENSOR_TYPE_NAME.fullmatch(t):
+        raise Refused(None, f"`{t}` is not a tensor type such as 'torch.DoubleTensor'")
+    torch.set_default_tensor_type(t)
+
+
+def _cond(*args: Any, **kwargs: Any) -> None:
+    """`torch.cond`, which compiles its branches with TorchDynamo: refused."""
+    raise Refused(None, "`torch.cond` compiles the program's functions, which this sandbox "
+                        "does not allow; use a plain `if`")
+
+
+# Library functions handed to a program in place of the real ones (looked up by identity, so
+# every path to them is covered): the real ones import by name or compile with TorchDynamo.
+SUBSTITUTES: dict[int, Any] = {
+    id(torch.set_default_tensor_type): _set_default_tensor_type, id(torch.cond): _cond,
+}
+
+
+def _keywords(mapping: Any) -> Any:
+    """`f(**mapping)`, its keys checked as written keyword names are: read once into a dict,
+    so that the keys checked are the keys passed (anything else gets Python's own error)."""
+    if not hasattr(mapping, "keys"):
+        return mapping
+    passed = dict(mapping)
+    for key in passed:
+        if isinstance(key, str):
+            sandbox.check_name(key, None)
+    return passed
+
+
+def _settable(obj: Any) -> Any:
+    """Let `obj.attr = v` through only for the program's own objects, never a module or class."""
+    if isinstance(obj, types.ModuleType) and obj.__name__ in SETTABLE_MODULES:
+        return obj
+    if isinstance(obj, types.ModuleType) or (
+            isinstance(obj, type) and obj.__module__ != USER_MODULE):
+        raise Refused(None, f"cannot change attributes of `{getattr(obj, '__name__', obj)}`: "
+                            "library modules and classes are read-only here")
+    return obj
+
+
+def _too_big(op: str, base: Any, exp: Any) -> bool:
+    if not (isinstance(base, int) and isinstance(exp, int)) or exp <= 0:
+        return False
+    if op == "LShift":
+        return exp > MAX_INT_BITS
+    return abs(base) > 1 and exp * math.log2(abs(base)) > MAX_INT_BITS
+
+
+def _binop(op: str, left: Any, right: Any) -> Any:
+    """`left ** right` or `left << right`, refusing integers of more than a million bits."""
+    if _too_big(op, left, right):
+        raise NumberLimit(f"`{left} {'**' if op == 'Pow' else '<<'} {right}` would be an "
+                          "integer of more than a million bits, too large for one run.")
+    return left**right if op == "Pow" else left << right
+
+
+def _operand(op: str, value: Any) -> Any:
+    """The right side of `x **= n` or `x <<= n`, with the same cap as `_binop`."""
+    if _too_big(op, 2, value):
+        raise NumberLimit(f"an exponent or shift of {value} is too large for one run.")
+    return value
+
+
+def _import(name: str) -> Any:
+    return MODULES[name]
+
+
+def _library_import(name: str, *args: Any, **kwargs: Any) -> Any:
+    """`__import__` for C code in numpy and torch, which imports its helpers through the
+    caller's builtins (numpy's `a.sum()` does). Programs cannot name it: dunders are refused."""
+    if name.split(".")[0] not in SAFE_ROOTS and name not in sys.modules:
+        raise ImportError(f"import of `{name}` is outside the sandbox")
+    return builtins.__import__(name, *args, **kwargs)
+
+
+def _format(obj: Any, method: str) -> Any:
+    """`s.format` / `s.format_map` for strings, through a formatter that refuses `{0._x}`."""
+    if isinstance(obj, type) and issubclass(obj, str):  # `str.format`, `np.str_.format`
+        raise Refused(None, "write `'text {}'.format(value)` rather than `str.format(...)`")
+    if not isinstance(obj, str):
+        bound = _attr(obj, method)  # `super(np.str_, s).format` is str's own: guard it too
+        owner = getattr(bound, "__self__", None)
+        return _format(owner, method) if isinstance(owner, str) else bound
+    formatter = _SafeFormatter()
+    if method == "format":
+        return lambda *args, **kwargs: formatter.vformat(obj, args, kwargs)
+    return lambda mapping: formatter.vformat(obj, (), mapping)
+
+
+def _build_class(func: Any, name: str, *bases: Any, **kwargs: Any) -> type:
+    """Classes may extend torch.autograd.Function, torch.nn.Module, a Dataset, the program's
+    own classes or nothing: never a metaclass or a library's internals."""
+    if not all(isinstance(b, type) and (issubclass(b, CLASS_BASES) or b.__module__ ==
+                                        USER_MODULE) for b in bases):
+        raise Refused(None, f"class `{name}` must subclass torch.autograd.Function, "
+                            "torch.nn.Module, a Dataset or a class of the program")
+    return builtins.__build_class__(func, name, *bases, **kwargs)
+
+
+# Where installed libraries live, longest first: a frame in one of their files is named from
+# there (`torch/nn/modules/module.py`). The explorer's own frames are left out.
+LIBRARY_DIRS = sorted({os.path.join(os.path.dirname(path), "") for path in (
+    os.path.dirname(torch.__file__), os.path.dirname(np.__file__), os.__file__)},
+    key=len, reverse=True)
+EXPLORER_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "")
+
+
+def _module_repr(module: types.ModuleType) -> str:
+    """A module's repr, `<module 'torch'>`: where it is installed is the server's business."""
+    return f"<module {getattr(module, '__name__', '?')!r}>"
+
+
+def _program_stack() -> list[str]:
+    """The stack anomaly mode keeps with each new node (`metadata["traceback_"]`), as plain
+    Python shows a script's: from the program's first frame on, without the explorer's."""
+    frames = traceback.extract_stack()
+    first = next((i for i, f in enumerate(frames) if f.filename == PROGRAM_FILE), len(frames))
+    kept = [f for f in frames[first:] if not f.filename.startswith(EXPLORER_DIR)]
+    for frame in kept:
+        frame.filename = next((frame.filename[len(d):] for d in LIBRARY_DIRS
+                               if frame.filename.startswith(d)), frame.filename)
+    return traceback.format_list(kept)
+
+
+_module_setattr = torch.nn.Module.__setattr__
+
+
+def _module_attribute(module: torch.nn.Module, name: str, value: Any) -> None:
+    """`Module.__setattr__`, which also stores what `ParameterDict` and friends are given by
+    key: a dunder name there would be a protocol a library reads (NumPy reads raw memory
+    through `__array_interface__`). Only `__class__` may change, to a subclass (as
+    `torch.nn.utils.parametrize` does)."""
+    if isinstance(name, str) and name.startswith("__") and name.endswith("__") and not (
+            name == "__class__" and isinstance(value, type)
+            and issubclass(value, type(module))):
+        raise Refused(None, f"a module's attribute or key may not be a dunder name such as "
+                            f"`{name}`")
+    _module_setattr(module, name, value)
+
+
+# Looked up at each use: Python's module repr, the stack torch's anomaly mode (C++) asks
+# `torch.fx.traceback` for, and a module's attribute store.
+importlib._bootstrap._module_repr = _module_repr  # type: ignore[attr-defined]
+torch.fx.traceback.format_stack = _program_stack
+torch.nn.Module.__setattr__ = _module_attribute  # type: ignore[method-assign]

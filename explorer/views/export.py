@@ -1,0 +1,130 @@
+"""What a run can be taken away as: the graph (DOT, SVG, PNG), the Trace (JSON), and the
+backward animation as one self-contained HTML page that plays offline. Pure: no Streamlit.
+
+The graph is the one the Graph page shows by default after the last step; the animation is
+the figure the Backward page shows, for the last backward call that ran a node by default.
+"""
+
+from __future__ import annotations
+
+import html
+from string import Template
+from typing import Any
+
+from explorer.content.i18n import text
+from explorer.runner.graph_view import View, default_root, named_outputs, view
+from explorer.runner.trace import Trace
+from explorer.views.animation import NUMBERS_UP_TO, figure, frames_of
+from explorer.views.present import node_values
+from explorer.views.render import png, positions, svg
+
+PAGE = Template("""<!DOCTYPE html>
+<html lang="$lang">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>$title</title>
+<style>
+body { font-family: system-ui, sans-serif; color: #222; max-width: 1100px;
+       margin: 24px auto; padding: 0 16px; }
+h1 { font-size: 1.5rem; margin-bottom: 0.3rem; }
+p { color: #555; margin: 0.3rem 0; }
+</style>
+</head>
+<body>
+<h1>$title</h1>
+$caption
+$figure
+</body>
+</html>
+""")
+
+
+class ExportError(Exception):
+    """Nothing to export: no graph, no backward call that ran, or no such call."""
+
+
+def graph_view(trace: Trace) -> View:
+    """The Graph page's default view after the last step: the graph of the variable
+    assigned most recently, saved tensors and node attributes shown, long chains collapsed,
+    and on a small graph the variables' values and `.grad` under their labels."""
+    index = len(trace.steps) - 1
+    if index < 0 or trace.steps[index].graph is None:
+        raise ExportError(text("no_graph", "en"))
+    graph = trace.graphs[trace.steps[index].graph]
+    if graph.get("note"):
+        raise ExportError(text("graph_note", "en", note=graph["note"]))
+    named = named_outputs(graph)
+    root = default_root(trace, index, named)
+    notes = node_values(graph, trace.steps[index].variables) if len(
+        graph["nodes"]) <= NUMBERS_UP_TO else None
+    return view(graph, [named[root]] if root else None, notes=notes)
+
+
+def graph_dot(trace: Trace) -> str:
+    """The DOT of `graph_view`."""
+    return graph_view(trace).dot
+
+
+def graph_svg(trace: Trace) -> str:
+    """That graph drawn by graphviz as SVG."""
+    return svg(graph_dot(trace))
+
+
+def graph_png(trace: Trace) -> bytes:
+    """That graph drawn by graphviz as PNG."""
+    return png(graph_dot(trace))
+
+
+def trace_json(trace: Trace) -> str:
+    """The Trace as `python -m explorer run --json` prints it."""
+    return trace.to_json()
+
+
+def backward_call(trace: Trace, call: int | None = None, lang: str = "en") -> dict[str, Any]:
+    """Recorded backward call number `call`, or the last one that ran a node."""
+    if not trace.backward:
+        raise ExportError(text("no_backward", lang))
+    ran = [c for c in trace.backward if "graph" in c and c["steps"]]
+    if call is None:
+        if not ran:
+            raise ExportError(text("backward_nothing", lang))
+        return ran[-1]
+    numbers = [c["call"] for c in trace.backward]
+    if call not in numbers:
+        raise ExportError(text("no_such_call", lang, call=call,
+                               calls=", ".join(f"#{n}" for n in numbers)))
+    if trace.backward[numbers.index(call)] not in ran:
+        raise ExportError(text("backward_nothing", lang))
+    return trace.backward[numbers.index(call)]
+
+
+def animation_view(trace: Trace, call: dict[str, Any]) -> View:
+    """What the animation draws under its overlays: the graph behind the call's roots,
+    without saved tensors or attributes."""
+    return view(trace.graphs[call["graph"]], call["roots"], show_saved=False, show_attrs=False)
+
+
+def animation_html(trace: Trace, call: int | None = None, lang: str = "en",
+                   name: str | None = None) -> str:
+    """A self-contained page of the backward animation of call number `call` (default: the
+    last that ran a node), plotly.js inlined: it plays from a file with no network.
+    `name` (the program's) goes into the heading."""
+    chosen = backward_call(trace, call, lang)
+    shown = animation_view(trace, chosen)
+    chart = figure(chosen, positions(shown.dot), svg(shown.dot), shown.groups, at=0)
+    nodes = {n["id"]: n for n in trace.graphs[chosen["graph"]]["nodes"]}
+    # Every root is named: by its variable, else "root 0", "root 1"… (explorer.runner.backward).
+    root = ", ".join(n for r in chosen["roots"] for n in nodes.get(r, {}).get("names", []))
+    title = text("export_title", lang, root=root or "?", call=chosen["call"])
+    if name:
+        title = f"{title} · {name}"
+    steps = len(chosen["steps"])
+    lines = [text("export_caption", lang, steps=steps, device=trace.device),
+             text("animation_help", lang)]
+    if len(frames_of(steps)) < steps:
+        lines.append(text("batched", lang, steps=steps, frames=len(frames_of(steps))))
+    plot = chart.to_html(include_plotlyjs=True, full_html=False, auto_play=False,
+                         div_id="animation", config={"displaylogo": False})
+    return PAGE.substitute(lang=html.escape(lang), title=html.escape(title), figure=plot,
+                           caption="\n".join(f"<p>{html.escape(line)}</p>" for line in lines))

@@ -1,0 +1,95 @@
+"""How a Trace reads on a page: table rows, short previews, the statement of a step. Pure."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from explorer.content.markdown import code_span, plain
+from explorer.runner.trace import Variables
+
+
+def preview(values: Any, limit: int = 40) -> str:
+    """A one-line summary of a value: numbers rounded, long lists cut with an ellipsis."""
+    text = _short(values)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def compact(values: Any) -> str:
+    """A tensor's values in a few characters, to write on a picture: one number when all are
+    the same (a gradient of ones, of 0.25s), a short list in full, else its preview."""
+    flat: list[Any] = []
+    stack = [values]
+    while stack:  # a run sends a few hundred values at most (explorer.runner.validate)
+        item = stack.pop()
+        if isinstance(item, list):
+            stack.extend(item)
+        else:
+            flat.append(item)
+    if flat and all(v == flat[0] for v in flat):
+        return preview(flat[0], 24)
+    return preview(values, 24)
+
+
+def node_values(graph: dict[str, Any], variables: Variables) -> dict[str, str]:
+    """Graph node id -> the values and, once written, the `.grad` of the variable it names,
+    as a few characters to write under its label."""
+    notes = {}
+    for node in graph["nodes"]:
+        info = next((variables[n] for n in node.get("names", ()) if n in variables), None)
+        if info is None or info.get("kind") != "tensor":
+            continue
+        lines = [f"= {compact(info['values'])}"] if info.get("values") is not None else []
+        if info.get("grad") is not None:
+            lines.append(f"grad {compact(info['grad'])}")
+        if lines:
+            notes[node["id"]] = "\n".join(lines)
+    return notes
+
+
+def _short(values: Any) -> str:
+    if isinstance(values, list):
+        return "[" + ", ".join(_short(v) for v in values[:8]) + (", …" if len(values) > 8
+                                                                else "") + "]"
+    if isinstance(values, float):
+        return f"{values:.4g}"
+    return repr(values) if isinstance(values, str) else str(values)
+
+
+def variable_rows(now: Variables, before: Variables | None = None) -> list[dict[str, Any]]:
+    """One row per variable for the variables table (markdown: the run's words are shown as
+    words); ● marks what this step changed."""
+    rows = []
+    for name, info in now.items():
+        changed = before is not None and before.get(name) != info
+        rows.append({
+            "name": f"● {plain(name)}" if changed else plain(name),
+            "type": plain(_type(info)),  # a class's name is the program's to choose
+            "dtype": plain(str(info.get("dtype", "")).removeprefix("torch.")),
+            "device": plain(info.get("device", "")),
+            "requires_grad": _flag(info.get("requires_grad")),
+            "is_leaf": _flag(info.get("is_leaf")),
+            "grad_fn": plain(info.get("grad_fn") or ""),
+            "_version": info.get("version"),
+            "value": code_span(preview(info.get("values"))),
+            ".grad": "" if info.get("grad") is None else code_span(preview(info["grad"])),
+        })
+    return rows
+
+
+def _flag(value: bool | None) -> str:
+    return "" if value is None else "✓" if value else "✗"
+
+
+def _type(info: dict[str, Any]) -> str:
+    """`tensor 2×3`, `tensor scalar`, `ndarray 5`, `int`..."""
+    shape = info.get("shape")
+    if shape is None:
+        return info.get("type", info["kind"])
+    return f"{info['kind']} {'×'.join(map(str, shape)) or 'scalar'}"
+
+
+def statement(code: str, first: int, last: int) -> str:
+    """The source lines first..last of `code` (what one step ran), dedented."""
+    lines = code.splitlines()[first - 1:last]
+    indent = min((len(x) - len(x.lstrip()) for x in lines if x.strip()), default=0)
+    return "\n".join(x[indent:] for x in lines)
