@@ -17,6 +17,7 @@ from explorer.runner.execute import execute
 from explorer.runner.graph import Ids, record
 from explorer.runner.graph_view import (
     COLLAPSE_ABOVE,
+    added,
     modules,
     named_outputs,
     node_lines,
@@ -325,3 +326,14 @@ def test_numbers_under_the_labels_are_the_variables_values_and_grads() -> None:
     assert 'label="x\n (2, 2)\n= 1\ngrad 4.5"' in dot
     before = trace.steps[-3]  # before backward: no .grad yet
     assert node_values(trace.graphs[before.graph], before.variables)[named["x"]] == "= 1"
+
+
+def test_the_nodes_a_statement_added_are_outlined() -> None:
+    trace = execute(PLAIN_SEED)  # y = x + 2 on line 2, z = y * y * 3 on line 3
+    graphs = [trace.graphs[s.graph] if s.graph is not None else None for s in trace.steps]
+    new = added(graphs[2], graphs[1])
+    kinds = Counter(n.get("name", n["kind"]) for n in graphs[2]["nodes"] if n["id"] in new)
+    assert kinds == {"MulBackward0": 2, "output": 1, "saved": 1}  # and y * y, saved by `* 3`
+    dot = view(graphs[2], marked=new).dot
+    assert dot.count(' color="#f76707"') == dot.count('penwidth=2.5') == 4
+    assert added(graphs[0], None) == {n["id"] for n in graphs[0]["nodes"]}

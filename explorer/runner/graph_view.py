@@ -45,6 +45,7 @@ STATEMENT = re.compile(
     rf'\t(?:{_ID}) \[label=(?:{_ID})(?: fillcolor=(?:{"|".join(COLOURS.values())}))?\]\n'
     rf'|\t(?:{_ID}) -> (?:{_ID})(?: \[(?:dir=none|style=dotted)\])?\n')
 CLUSTER_STYLE = "style=\"dashed,rounded\" color=grey50 fontcolor=grey30 fontname=monospace"
+MARK = "#f76707"  # the outline of nodes marked: the backward animation's orange
 COLLAPSE_ABOVE = 300  # nodes; above this, chains of one op are grouped
 MIN_CHAIN = 4
 
@@ -97,10 +98,11 @@ def node_lines(trace: Trace) -> dict[str, tuple[int, int]]:
 
 def view(graph: dict[str, Any], roots: list[str] | None = None, show_saved: bool = True,
          show_attrs: bool = True, collapse: bool = True, fold: tuple[str, ...] = (),
-         notes: dict[str, str] | None = None) -> View:
+         notes: dict[str, str] | None = None, marked: frozenset[str] = frozenset()) -> View:
     """The part of `graph` behind `roots` (node ids; all outputs when None), as DOT, with the
-    nodes of each module in `fold` (paths, see `modules`) drawn as one node and `notes` (node
-    id -> text, e.g. its values) written under the labels of the nodes they name."""
+    nodes of each module in `fold` (paths, see `modules`) drawn as one node, `notes` (node
+    id -> text, e.g. its values) written under the labels of the nodes they name, and the
+    nodes `marked` outlined in orange (those a statement added, say)."""
     nodes = {n["id"]: n for n in graph["nodes"]}
     keep = _behind(graph, roots) if roots else set(nodes)
     if not show_saved:
@@ -113,8 +115,14 @@ def view(graph: dict[str, Any], roots: list[str] | None = None, show_saved: bool
     if collapse and len(kept) > COLLAPSE_ABOVE:
         kept, edges, chains = _collapse(kept, edges)
         groups |= chains
-    return View(_dot(kept, edges, show_attrs, notes or {}), kept, groups,
+    return View(_dot(kept, edges, show_attrs, notes or {}, marked), kept, groups,
                 hidden=len(nodes) - len(keep))
+
+
+def added(graph: dict[str, Any], before: dict[str, Any] | None) -> frozenset[str]:
+    """The ids of the nodes `graph` has and the graph `before` it had not."""
+    had = {n["id"] for n in before["nodes"]} if before else set()
+    return frozenset(n["id"] for n in graph["nodes"] if n["id"] not in had)
 
 
 def modules(graph: dict[str, Any]) -> list[str]:
@@ -242,7 +250,7 @@ def _grouped(nodes: dict[str, dict[str, Any]], edges: list[dict[str, Any]],
 
 
 def _dot(nodes: dict[str, dict[str, Any]], edges: list[dict[str, Any]], show_attrs: bool,
-         notes: dict[str, str]) -> str:
+         notes: dict[str, str], marked: frozenset[str]) -> str:
     body = []
     for node in nodes.values():
         label = node["label"] if show_attrs or node["kind"] != "backward" else node["name"]
@@ -253,6 +261,8 @@ def _dot(nodes: dict[str, dict[str, Any]], edges: list[dict[str, Any]], show_att
             attrs.update(fillcolor="lightgrey", style="filled,dashed")
         elif node["kind"] != "backward":
             attrs["fillcolor"] = COLOURS.get(node["kind"], "white")
+        if node["id"] in marked:
+            attrs.update(color=MARK, penwidth="2.5")
         body.append(node_line(node["id"], label, attrs))
     body.extend(_clusters(nodes))
     body.extend(edge_line(e["src"], e["dst"], _edge_attrs(e)) for e in edges)

@@ -9,7 +9,15 @@ import streamlit as st
 
 from explorer.content.i18n import text
 from explorer.content.markdown import code_span, plain
-from explorer.runner.graph_view import View, default_root, modules, named_outputs, node_lines, view
+from explorer.runner.graph_view import (
+    View,
+    added,
+    default_root,
+    modules,
+    named_outputs,
+    node_lines,
+    view,
+)
 from explorer.runner.trace import Trace
 from explorer.ui.common import SETTINGS
 from explorer.ui.link import keep, restore
@@ -176,8 +184,10 @@ def graph_at_step(page: str, trace: Trace, index: int, lang: str) -> None:
     numbers = options[2].toggle(text("numbers_on_picture", lang), key=f"{page}.values")
     expand = st.session_state[f"{page}.expand"]
     fold = _fold(page, modules(graph), lang)
+    before = trace.steps[index - 1].graph if index else None
     shown = view(graph, [named[r] for r in roots] or None, saved, attrs, collapse=not expand,
-                 fold=tuple(fold), notes=node_values(graph, step.variables) if numbers else None)
+                 fold=tuple(fold), notes=node_values(graph, step.variables) if numbers else None,
+                 marked=added(graph, trace.graphs[before] if before is not None else None))
     if shown.groups or expand:
         members = sum(len(m) for m in shown.groups.values())
         if shown.groups:
