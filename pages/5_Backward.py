@@ -8,7 +8,7 @@ from explorer.ui.editor import editor_page
 from explorer.ui.link import publish
 from explorer.ui.steps import error_panel
 
-trace, state = editor_page("backward", "backward_page", "backward_intro")
+trace, state = editor_page("backward", "backward_page", "backward_intro", replay=True)
 if trace is not None:
     with state:
         error_panel(trace, st.session_state["backward.code"], lang())

@@ -11,7 +11,7 @@ from explorer.ui.link import publish
 from explorer.ui.steps import error_panel
 
 trace, state = editor_page("custom", "custom_page", "custom_intro",
-                           default="custom-function-relu")
+                           default="custom-function-relu", replay=True)
 if trace is not None:
     code = st.session_state["custom.code"]
     with state:

@@ -32,7 +32,6 @@ def _layout(dot: str) -> tuple[dict[str, Any], str]:
 
 def backward_pass(page: str, trace: Trace, lang: str, chosen: int | None = None) -> None:
     """Pick a recorded backward call (`chosen`: its number, if known) and replay it."""
-    st.session_state[f"{page}.replays"] = True  # the editor marks the step shown (focused_node)
     if not trace.backward:
         st.info(text("no_backward", lang))
         return
@@ -86,9 +85,7 @@ def backward_pass(page: str, trace: Trace, lang: str, chosen: int | None = None)
 def focused_node(page: str, trace: Trace) -> str | None:
     """The node the page's replay is about, known before the page is drawn (widgets keep
     their values in the session): the one last clicked on the picture, if the step shown has
-    not moved since, else the engine step's; None if the page shows no replay."""
-    if not st.session_state.get(f"{page}.replays"):
-        return None
+    not moved since, else the engine step's."""
     calls = {c["call"]: c for c in trace.backward}
     call = calls.get(st.session_state.get(f"{page}.call")) or (
         trace.backward[-1] if trace.backward else None)

@@ -17,10 +17,11 @@ from explorer.ui.common import LIMITS, device, lang, may_run, page, pool
 from explorer.ui.link import keep, take
 
 
-def editor(name: str, language: str, run_on: str,
-           default: str = "autograd-basics") -> Trace | None:
+def editor(name: str, language: str, run_on: str, default: str = "autograd-basics",
+           replay: bool = False) -> Trace | None:
     """Show the editor of page `name`; run the code on `run_on` when asked. Returns the
-    page's last Trace."""
+    page's last Trace. On a page that `replay`s a backward pass, the editor marks the
+    statement of the node the replay is about."""
     code_key, trace_key = f"{name}.code", f"{name}.trace"
     linked = take("code")
     fresh = linked != st.session_state.get(code_key) or trace_key not in st.session_state
@@ -56,12 +57,12 @@ def editor(name: str, language: str, run_on: str,
         st.session_state[f"{name}.step"] = max(len(trace.steps), 1)
     with slot:
         code_editor(f"{name}.editor", st.session_state[code_key], text("code", language),
-                    **_marks(name), on_edit=lambda code: st.session_state.update({code_key: code}),
-                    on_run=run_now)
+                    **_marks(name, replay), on_run=run_now,
+                    on_edit=lambda code: st.session_state.update({code_key: code}))
     return st.session_state.get(trace_key)
 
 
-def _marks(name: str) -> dict[str, Any]:
+def _marks(name: str, replay: bool) -> dict[str, Any]:
     """What the editor marks of the page's last run, while it shows that run's program: the
     statement that made the graph node in focus (chosen in explorer.ui.graph's node details,
     clicked on the backward replay or run by its engine step shown), else that of the step
@@ -70,7 +71,8 @@ def _marks(name: str) -> dict[str, Any]:
     if trace is None or st.session_state.get(f"{name}.ran") != st.session_state[f"{name}.code"]:
         return {"step": None, "error": None}
     shown = trace.step_at(st.session_state.get(f"{name}.step", len(trace.steps)) - 1)
-    node = st.session_state.get(f"{name}.node") or focused_node(name, trace)
+    node = st.session_state.get(f"{name}.node") or (focused_node(name, trace) if replay
+                                                     else None)
     step = node_lines(trace).get(node) if node else None
     error = trace.error if trace.error and trace.error.get("line") else None
     return {"step": step or ((shown.line, shown.end_line) if shown else None),
@@ -88,16 +90,18 @@ def open_program(name: str, page_path: str | None, code: str) -> None:
 
 
 def editor_page(name: str, title_key: str, intro_key: str, default: str = "autograd-basics",
-                above: Callable[[], None] | None = None) -> tuple[Trace | None, Any]:
+                above: Callable[[], None] | None = None,
+                replay: bool = False) -> tuple[Trace | None, Any]:
     """What every program page shares: title, intro, the editor on the left (with `above`
-    drawn over it) and the right column, returned with the page's last Trace to fill it."""
+    drawn over it) and the right column, returned with the page's last Trace to fill it.
+    `replay`: the page replays a backward pass (`editor`)."""
     page(title_key)
     st.title(text(title_key, lang()))
     st.caption(text(intro_key, lang()))
     left, right = st.columns([1, 2], gap="medium")
     with left:
         slot = st.container()
-        trace = editor(name, lang(), device(), default)
+        trace = editor(name, lang(), device(), default, replay)
     if above is not None:
         with slot:
             above()
