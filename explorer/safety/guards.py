@@ -26,7 +26,7 @@ import sys
 import time as _time
 import traceback
 import types
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import numpy as np
@@ -465,24 +465,30 @@ def _program_stack() -> list[str]:
     return traceback.format_list(kept)
 
 
-_module_setattr = torch.nn.Module.__setattr__
+def _dunder(name: object) -> bool:
+    return isinstance(name, str) and name.startswith("__") and name.endswith("__")
 
 
-def _module_attribute(module: torch.nn.Module, name: str, value: Any) -> None:
-    """`Module.__setattr__`, which also stores what `ParameterDict` and friends are given by
-    key: a dunder name there would be a protocol a library reads (NumPy reads raw memory
-    through `__array_interface__`). Only `__class__` may change, to a subclass (as
-    `torch.nn.utils.parametrize` does)."""
-    if isinstance(name, str) and name.startswith("__") and name.endswith("__") and not (
-            name == "__class__" and isinstance(value, type)
-            and issubclass(value, type(module))):
-        raise Refused(None, f"a module's attribute or key may not be a dunder name such as "
-                            f"`{name}`")
-    _module_setattr(module, name, value)
+def _no_dunder_names(store: Callable[..., None]) -> Callable[..., None]:
+    """A `torch.nn.Module` method that stores a value under a name of the caller's choosing
+    (`__setattr__`, which `ParameterDict` and friends use for their keys, `add_module`,
+    `register_buffer`, `register_parameter`), refusing dunder names: one there would be a
+    protocol a library reads (NumPy reads raw memory through `__array_interface__`). Only
+    `__class__` may change, to a subclass (as `torch.nn.utils.parametrize` does)."""
+    @functools.wraps(store)
+    def guarded(module: torch.nn.Module, name: Any, value: Any, *rest: Any,
+                **options: Any) -> None:
+        if _dunder(name) and not (name == "__class__" and isinstance(value, type)
+                                  and issubclass(value, type(module))):
+            raise Refused(None, f"a module's attribute or key may not be a dunder name such "
+                                f"as `{name}`")
+        store(module, name, value, *rest, **options)
+    return guarded
 
 
 # Looked up at each use: Python's module repr, the stack torch's anomaly mode (C++) asks
 # `torch.fx.traceback` for, and a module's attribute store.
 importlib._bootstrap._module_repr = _module_repr  # type: ignore[attr-defined]
 torch.fx.traceback.format_stack = _program_stack
-torch.nn.Module.__setattr__ = _module_attribute  # type: ignore[method-assign]
+for _store in ("__setattr__", "add_module", "register_buffer", "register_parameter"):
+    setattr(torch.nn.Module, _store, _no_dunder_names(getattr(torch.nn.Module, _store)))
