@@ -75,7 +75,7 @@ def backward_pass(page: str, trace: Trace, lang: str, chosen: int | None = None)
     # selected (plotly fades what a selection leaves out).
     key = f"{page}.figure.{st.session_state.get(f'{page}.clicks', 0)}"
     chart.plotly_chart(figure(call, layout, picture, shown.groups, at=index, numbers=numbers,
-                              animated=False),
+                              animated=False, lang=lang),
                        key=key, config={"displaylogo": False},
                        on_select=functools.partial(_clicked, page, key, call["call"], index),
                        selection_mode="points")

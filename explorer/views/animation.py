@@ -20,6 +20,7 @@ from typing import Any
 
 import plotly.graph_objects as go
 
+from explorer.content.i18n import text
 from explorer.views.present import compact, preview
 
 MAX_FRAMES = 120
@@ -65,12 +66,14 @@ def frames_of(steps: int) -> list[range]:
 
 def figure(call: dict[str, Any], layout: dict[str, Any], svg: str,
            groups: dict[str, list[str]] | None = None, at: int | None = None,
-           height: int = 640, numbers: bool | None = None, animated: bool = True) -> go.Figure:
+           height: int = 640, numbers: bool | None = None, animated: bool = True,
+           lang: str = "en") -> go.Figure:
     """The animated figure of one recorded backward call over its laid-out graph, showing
     the state after engine step `at` (0-based; None: before the pass), with the gradients'
     values written on it if `numbers` (None: if it has at most NUMBERS_UP_TO nodes). Not
     `animated`, it is that state alone, with no frames, play buttons or slider: a page that
-    steps through the pass with controls of its own draws it anew at each step."""
+    steps through the pass with controls of its own draws it anew at each step. Its captions
+    are in `lang`."""
     where = _grouped(groups or {})
     boxes = layout["nodes"]
     paths: dict[tuple[str, str], list[list[tuple[float, float]]]] = {}
@@ -107,7 +110,8 @@ def figure(call: dict[str, Any], layout: dict[str, Any], svg: str,
 
     state = drawn(recent, RECENT) | drawn(settled, SETTLED) | {
         OUTLINE: _outline([], boxes), STARS: _marks([], boxes), NUMBERS: _texts(said),
-        CAPTION: _caption("before backward" if batches else "", x0 - PAD, y1 + PAD)}
+        CAPTION: _caption(text("before_backward", lang) if batches else "", x0 - PAD,
+                          y1 + PAD)}
     frames = []
     base: dict[int, dict[str, Any]] = {}  # what the block's first frame shows
     for number, batch in enumerate(batches):
@@ -130,8 +134,8 @@ def figure(call: dict[str, Any], layout: dict[str, Any], svg: str,
         values = drawn(recent, RECENT) | {
             OUTLINE: _outline(running, boxes), STARS: _marks(list(leaves), boxes),
             NUMBERS: _texts(said),
-            CAPTION: _caption(f"step {batch[-1] + 1} of {len(steps)}: "
-                              f"{escape(steps[batch[-1]]['name'])}", x0 - PAD, y1 + PAD)}
+            CAPTION: _caption(text("replay_step", lang, step=batch[-1] + 1, steps=len(steps),
+                                   name=escape(steps[batch[-1]]["name"])), x0 - PAD, y1 + PAD)}
         # The block's first frame holds every trace; the others only what differs from it,
         # and plotly merges them into it (`baseframe`): frames grow with the graph, not with
         # the graph times the frames.

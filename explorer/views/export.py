@@ -112,7 +112,8 @@ def animation_html(trace: Trace, call: int | None = None, lang: str = "en",
     `name` (the program's) goes into the heading."""
     chosen = backward_call(trace, call, lang)
     shown = animation_view(trace, chosen)
-    chart = figure(chosen, positions(shown.dot), svg(shown.dot), shown.groups, at=0)
+    chart = figure(chosen, positions(shown.dot), svg(shown.dot), shown.groups, at=0,
+                   lang=lang)
     nodes = {n["id"]: n for n in trace.graphs[chosen["graph"]]["nodes"]}
     # Every root is named: by its variable, else "root 0", "root 1"… (explorer.runner.backward).
     root = ", ".join(n for r in chosen["roots"] for n in nodes.get(r, {}).get("names", []))
