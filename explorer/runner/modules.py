@@ -84,15 +84,15 @@ class Modules:
                     modules.setdefault(token, path)
                 for pname, p in torch.nn.Module.named_parameters(module, recurse=False):
                     params.setdefault(id(p), (f"{path}.{pname}", path))
-        return Names(self, modules, params)
+        return Names(self._owner, modules, params)
 
 
 class Names:
     """The paths of one moment's modules and parameters."""
 
-    def __init__(self, calls: Modules, modules: dict[int, str],
+    def __init__(self, owners: dict[int, list[int]], modules: dict[int, str],
                  params: dict[int, tuple[str, str]]) -> None:
-        self._calls = calls
+        self._owners = owners  # sequence number -> module tokens, innermost first
         self._modules = modules
         self._params = params
 
@@ -101,7 +101,7 @@ class Names:
         variable = getattr(fn, "variable", None)
         if isinstance(variable, torch.Tensor):  # AccumulateGrad: its parameter's module
             return self.of_param(variable)[1]
-        for key in self._calls._owner.get(fn._sequence_nr(), ()):
+        for key in self._owners.get(fn._sequence_nr(), ()):
             if key in self._modules:
                 return self._modules[key]
         return None
