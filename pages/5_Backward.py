@@ -11,6 +11,7 @@ from explorer.ui.steps import error_panel
 trace, state = editor_page("backward", "backward_page", "backward_intro", replay=True)
 if trace is not None:
     with state:
-        error_panel(trace, st.session_state["backward.code"], lang())
-        backward_pass("backward", trace, lang())
+        code = st.session_state["backward.ran"]
+        error_panel(trace, code, lang())
+        backward_pass("backward", trace, lang(), code=code)
 publish()

@@ -23,5 +23,5 @@ if trace is not None:
             if trace.steps:
                 graph_at_step("custom", trace, len(trace.steps) - 1, lang())
         with replay:
-            backward_pass("custom", trace, lang())
+            backward_pass("custom", trace, lang(), code=st.session_state["custom.ran"])
 publish()

@@ -26,7 +26,7 @@ def test_one_player_walks_the_engine_steps_to_the_last(page: Any, app_url: str) 
     page.keyboard.press("ArrowRight")
     expect(title).to_have_text("step 2 of 5: MulBackward0")
     expect(page.locator(".cm-step-line")).to_have_text("z = y * y * 3")
-    expect(step).to_have_value("2")
+    expect(step).to_have_value("6")  # after the four statements that built the graph
     page.keyboard.press("ArrowLeft")
     expect(page.locator(".cm-step-line")).to_have_text("out = z.mean()")
     expect(title).to_have_text("step 1 of 5: MeanBackward0")
@@ -40,7 +40,7 @@ def test_one_player_walks_the_engine_steps_to_the_last(page: Any, app_url: str) 
     expect(page.get_by_role("button", name="❚❚ Pause")).to_be_visible()
     expect(title).to_have_text("step 5 of 5: AccumulateGrad", timeout=15_000)
     expect(page.get_by_role("button", name="▶ Play")).to_be_visible()  # stopped at the end
-    expect(step).to_have_value("5")
+    expect(step).to_have_value("9")
     assert outline.get_attribute("d") != before  # the highlighted node moved
     said = [t for t in numbers.all_text_contents() if t]
     assert said == ["1", "0.25", "0.75", "2.25", "2.25", "4.5", "2.25 + 2.25 = 4.5", "4.5",
@@ -52,6 +52,40 @@ def test_one_player_walks_the_engine_steps_to_the_last(page: Any, app_url: str) 
     title_box = title.bounding_box()
     assert title_box["y"] + title_box["height"] <= grad_box["y"] < sum_box["y"] - 40
     page.screenshot(path=ARTIFACTS / "backward-page.png")
+
+
+def test_the_timeline_starts_with_the_statements_that_built_the_graph(page: Any,
+                                                                     app_url: str) -> None:
+    page.goto(f"{app_url}/Backward")
+    page.get_by_role("button", name="Run").click()
+    chart = page.locator("[data-testid='stPlotlyChart']")
+    title = chart.locator(".textpoint").last
+    expect(title).to_have_text("step 1 of 5: MeanBackward0")
+    page.get_by_role("button", name="« First").click()
+    expect(title).to_have_text("statement 1 of 4: line 2")
+    expect(page.locator(".cm-step-line")).to_have_text(
+        "x = torch.ones(2, 2, requires_grad=True)")
+    expect(page.get_by_text("Added to the graph: x")).to_be_visible()
+
+    def veiled() -> int:  # nodes not made yet: the veil's boxes, one gap after each
+        return page.evaluate("""() => document.querySelector('.js-plotly-plot').data
+                                .at(-1).x.filter(v => v === null).length""")
+
+    first = veiled()
+    page.keyboard.press("ArrowRight")
+    expect(title).to_have_text("statement 2 of 4: line 3")
+    expect(page.locator(".cm-step-line")).to_have_text("y = x + 2")
+    # All but x veiled first; y = x + 2 made AccumulateGrad and AddBackward0 (the picture
+    # draws only its roots' tensors): two nodes fewer.
+    assert (first, veiled()) == (6, 4)
+    page.keyboard.press("ArrowRight")
+    expect(title).to_have_text("statement 3 of 4: line 4")
+    page.keyboard.press("ArrowRight")
+    expect(title).to_have_text("statement 4 of 4: line 5")
+    expect(page.locator(".cm-step-line")).to_have_text("out = z.mean()")
+    page.screenshot(path=ARTIFACTS / "backward-forward.png")
+    page.get_by_role("button", name="Forward ›").click()
+    expect(title).to_have_text("step 1 of 5: MeanBackward0")
 
 
 def test_clicking_a_node_marks_the_statement_that_made_it(page: Any, app_url: str) -> None:

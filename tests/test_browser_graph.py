@@ -10,15 +10,15 @@ from playwright.sync_api import expect
 from tests.conftest import ARTIFACTS
 
 pytestmark = pytest.mark.browser
+GRAPH = "iframe.autograd-graph"
 
 
 def test_the_graph_page_shows_the_seed_graph_as_svg(page: Any, app_url: str) -> None:
     page.goto(f"{app_url}/Graph")
     page.get_by_role("button", name="Run").click()
-    outer = page.frame_locator("[data-testid='stMain'] iframe").first
     # The picture's own frame may run the viewer's script but has no origin of its own.
-    expect(outer.locator("iframe")).to_have_attribute("sandbox", "allow-scripts")
-    svg = outer.frame_locator("iframe").locator("svg")
+    expect(page.locator(GRAPH)).to_have_attribute("sandbox", "allow-scripts")
+    svg = page.frame_locator(GRAPH).locator("svg")
     expect(svg).to_be_visible()
     for label in ("MeanBackward0", "MulBackward0", "AddBackward0", "AccumulateGrad", "out"):
         expect(svg.get_by_text(label, exact=True).first).to_be_visible()
@@ -38,6 +38,22 @@ def test_the_graph_page_shows_the_seed_graph_as_svg(page: Any, app_url: str) -> 
     expect(page.locator(".cm-step-line")).to_have_text("z = y * y * 3")
     expect(page.get_by_role("table")).to_contain_text("made on line")
 
+    # A node clicked on the picture too: its details open, its line is marked, and the
+    # picture outlines it.
+    add = svg.locator("g.node", has_text="AddBackward0")
+    add.click()
+    expect(page.locator(".cm-step-line")).to_have_text("y = x + 2")
+    expect(page.get_by_role("table")).to_contain_text("AddBackward0")
+    expect(add).to_have_class("node chosen")
+    # A drag that starts on a node pans: it chooses nothing.
+    box = svg.locator("g.node", has_text="MeanBackward0").bounding_box()
+    page.mouse.move(box["x"] + 5, box["y"] + 5)
+    page.mouse.down()
+    page.mouse.move(box["x"] + 80, box["y"] + 60, steps=5)
+    page.mouse.up()
+    page.wait_for_timeout(500)
+    expect(page.locator(".cm-step-line")).to_have_text("y = x + 2")
+
     page.get_by_role("button", name="« First").scroll_into_view_if_needed()
     page.get_by_role("button", name="« First").click()
     expect(page.get_by_text("No tensor requires grad yet")).to_be_visible()
@@ -50,8 +66,7 @@ def test_a_sequential_models_graph_has_a_box_per_module(page: Any, app_url: str)
         "                            torch.nn.Linear(4, 1))\n"
         "loss = model(torch.randn(2, 3)).sum()\n")
     page.get_by_role("button", name="Run").click()
-    svg = page.frame_locator("[data-testid='stMain'] iframe").first.frame_locator(
-        "iframe").locator("svg")
+    svg = page.frame_locator(GRAPH).locator("svg")
     clusters = svg.locator("g.cluster")
     expect(clusters).to_have_count(4)  # model and its three layers
     assert sorted(clusters.locator("text").all_text_contents()) == [

@@ -49,7 +49,7 @@ def test_nothing_overlaps_or_overflows(browser: Any, app_url: str, name: str, la
         page.goto(f"{app_url}/{name}?lang={lang}")
         page.get_by_role("button", name="Run" if lang == "en" else "运行").click()
         shown = page.locator("[data-testid='stPlotlyChart'] .textpoint" if name == "Backward"
-                             else "[data-testid='stMain'] iframe").last
+                             else "[data-testid='stMain'] iframe").last  # the graph's
         expect(shown).to_be_visible()
         page.wait_for_timeout(500)  # the last parts settle
         assert page.evaluate(OVERLAPS, PARTS) == []

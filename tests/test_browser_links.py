@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 from tests.conftest import ARTIFACTS
 
 pytestmark = pytest.mark.browser
-GRAPH = "[data-testid='stMain'] iframe"
+GRAPH = "iframe.autograd-graph"
 
 
 def _tab(browser: Any) -> Any:
@@ -24,7 +24,7 @@ def _tab(browser: Any) -> Any:
 
 
 def _picture(tab: Any) -> str:
-    svg = tab.frame_locator(GRAPH).first.frame_locator("iframe").locator("svg")
+    svg = tab.frame_locator(GRAPH).locator("svg")
     expect(svg).to_be_visible()
     return svg.inner_html()
 
@@ -62,7 +62,7 @@ def test_share_copies_a_link_that_opens_the_same_graph_page(browser: Any, app_ur
 
 def test_a_damaged_link_says_so_and_opens_the_page(browser: Any, app_url: str) -> None:
     tab = _tab(browser)
-    tab.goto(f"{app_url}/Backward?code=zeNoDAMAGED&engine=3")
+    tab.goto(f"{app_url}/Backward?code=zeNoDAMAGED&replay=3")
     expect(tab.get_by_text("This link could not be opened")).to_be_visible()
     expect(tab.get_by_text("Press Run to execute the program.")).to_be_visible()
     tab.get_by_role("button", name="Run").click()

@@ -85,11 +85,13 @@ def test_the_graph_page_round_trips_step_roots_options_and_node() -> None:
     assert "Opened from a shared link" in "".join(c.value for c in after.caption)
 
 
-def test_the_backward_page_round_trips_the_call_and_the_engine_step() -> None:
+def test_the_backward_page_round_trips_the_call_and_the_place_on_its_timeline() -> None:
     at = _run(_open("pages/5_Backward.py"), "backward", TWO_CALLS)
     at.selectbox(key="backward.call").set_value(1).run()
-    at.button(key="backward.engine.1.forward").click().run()
-    assert _link(at)["call"] == "1" and _link(at)["engine"] == "2"
+    # Call 1's timeline: lines 1 and 2 built its graph, then the engine's steps; it opens at
+    # the engine's first step (3), and Forward goes to its second.
+    at.button(key="backward.replay.1.forward").click().run()
+    assert _link(at)["call"] == "1" and _link(at)["replay"] == "4"
     _same_page(at, "pages/5_Backward.py")
 
 

@@ -145,7 +145,7 @@ def test_the_backward_page_replays_the_seed_pass_step_by_step() -> None:
     # The picture is the step the panel shows: no frames or slider of its own.
     assert "step 1 of 5: MeanBackward0" in figure and '"frames"' not in figure
     assert "1. `MeanBackward0`" in _text(at)
-    at.button(key="backward.engine.1.last").click().run()
+    at.button(key="backward.replay.1.last").click().run()
     assert "5. `AccumulateGrad`" in _text(at)
     assert "step 5 of 5: AccumulateGrad" in at.get("plotly_chart")[0].proto.spec
     assert "added into the leaf's .grad" in _text(at)

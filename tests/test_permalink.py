@@ -38,7 +38,7 @@ def test_any_text_round_trips(code):
 def test_page_state_round_trips_through_show_and_read():
     state = {"code": "x = torch.ones(2)\n# 中文注释\n", "lang": "zh", "device": "cuda:1",
              "step": 7, "inspect": "w1", "roots": ["y", "z"], "saved": False, "attrs": True,
-             "expand": True, "node": "n12", "tab": "graph", "call": 3, "engine": 12,
+             "expand": True, "node": "n12", "tab": "graph", "call": 3, "replay": 12,
              "left": "a", "right": "b", "n": 64, "d_in": 1000, "h": 100, "d_out": 10,
              "lr": 1e-6, "iters": 500, "trained": True, "k": 499, "opened": True}
     query = {param: permalink.show(param, value) for param, value in state.items()}

@@ -1,4 +1,5 @@
-"""The backward pass on a page: the animation, and a step-by-step panel beside it."""
+"""The backward pass on a page: one timeline (the statements that built the graph, then the
+engine's steps), its picture, and a panel on the place shown."""
 
 from __future__ import annotations
 
@@ -14,14 +15,16 @@ import streamlit as st
 from explorer.content.i18n import text
 from explorer.content.markdown import code_span, plain
 from explorer.content.rules import rule
-from explorer.runner.trace import Trace
+from explorer.runner.graph_view import node_lines
+from explorer.runner.trace import Step, Trace
 from explorer.ui.graph import layout_failed
 from explorer.ui.link import keep, restore
 from explorer.ui.steps import step_controls
-from explorer.views.animation import NUMBERS_UP_TO, figure, frames_of
+from explorer.views.animation import NUMBERS_UP_TO, figure, frames_of, growing
 from explorer.views.export import animation_html, animation_view
-from explorer.views.present import preview
+from explorer.views.present import preview, statement
 from explorer.views.render import LayoutError, positions, svg
+from explorer.views.timeline import Timeline, timeline
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -30,24 +33,13 @@ def _layout(dot: str) -> tuple[dict[str, Any], str]:
     return positions(dot), svg(dot)
 
 
-def backward_pass(page: str, trace: Trace, lang: str, chosen: int | None = None) -> None:
-    """Pick a recorded backward call (`chosen`: its number, if known) and replay it."""
-    if not trace.backward:
-        st.info(text("no_backward", lang))
+def backward_pass(page: str, trace: Trace, lang: str, chosen: int | None = None,
+                  code: str | None = None) -> None:
+    """Pick a recorded backward call (`chosen`: its number, if known) and replay it: with the
+    program's `code`, on one timeline after the statements that built its graph."""
+    call = _call(page, trace, lang, chosen)
+    if call is None:
         return
-    calls = {c["call"]: c for c in trace.backward}
-    if chosen in calls:
-        call = calls[chosen]
-    elif len(calls) > 1:
-        key = f"{page}.call"
-        restore("call", key, calls)
-        if st.session_state.get(key) not in calls:  # a new run: its last call
-            st.session_state[key] = trace.backward[-1]["call"]
-        call = calls[st.selectbox(text("backward_call", lang), list(calls), key=key,
-                                  format_func=lambda n: f"#{n} ({calls[n]['kind']})")]
-        keep("call", call["call"])
-    else:
-        call = trace.backward[0]
     if "graph" not in call or not call["steps"]:
         st.warning(text("backward_nothing", lang))
         return
@@ -70,33 +62,84 @@ def backward_pass(page: str, trace: Trace, lang: str, chosen: int | None = None)
         st.caption(text("batched", lang, steps=len(call["steps"]), frames=len(batches)))
     numbers = st.toggle(text("numbers_on_picture", lang), key=f"{page}.numbers",
                         value=len(layout["nodes"]) <= NUMBERS_UP_TO)
-    index = _step_panel(page, call, graph, lang)
+    line = timeline(trace, call, forward=code is not None)
+    if line.built:
+        st.caption(text("timeline_help", lang))
+    st.markdown(f"#### {text('engine_steps', lang)}")
+    index = _position(page, call, line, lang)
+    built = line.statement(index)
+    if built is None:
+        step = line.engine_step(index)
+        _engine_panel(call, graph, step, lang)
+        picture_now = figure(call, layout, picture, shown.groups, at=step, numbers=numbers,
+                             animated=False, lang=lang)
+    else:
+        made = trace.steps[built.step]
+        _statement_panel(code or "", made, graph, built.added, lang)
+        picture_now = growing(call, layout, picture, shown.groups, line.made(index),
+                              built.added, text("forward_step", lang, step=index + 1,
+                                                steps=len(line.built), line=made.line))
     # A click is read once, then the chart is drawn anew under a new key, with nothing
     # selected (plotly fades what a selection leaves out).
     key = f"{page}.figure.{st.session_state.get(f'{page}.clicks', 0)}"
-    chart.plotly_chart(figure(call, layout, picture, shown.groups, at=index, numbers=numbers,
-                              animated=False, lang=lang),
-                       key=key, config={"displaylogo": False},
+    chart.plotly_chart(picture_now, key=key, config={"displaylogo": False},
                        on_select=functools.partial(_clicked, page, key, call["call"], index),
                        selection_mode="points")
     _vjp(call, lang)
 
 
-def focused_node(page: str, trace: Trace) -> str | None:
-    """The node the page's replay is about, known before the page is drawn (widgets keep
-    their values in the session): the one last clicked on the picture, if the step shown has
-    not moved since, else the engine step's."""
+def _call(page: str, trace: Trace, lang: str, chosen: int | None) -> dict[str, Any] | None:
+    """The backward call to replay: `chosen`, the only one, or the learner's choice."""
+    if not trace.backward:
+        st.info(text("no_backward", lang))
+        return None
+    calls = {c["call"]: c for c in trace.backward}
+    if chosen in calls:
+        return calls[chosen]
+    if len(calls) == 1:
+        return trace.backward[0]
+    key = f"{page}.call"
+    restore("call", key, calls)
+    if st.session_state.get(key) not in calls:  # a new run: its last call
+        st.session_state[key] = trace.backward[-1]["call"]
+    call = calls[st.selectbox(text("backward_call", lang), list(calls), key=key,
+                              format_func=lambda n: f"#{n} ({calls[n]['kind']})")]
+    keep("call", call["call"])
+    return call
+
+
+def _position(page: str, call: dict[str, Any], line: Timeline, lang: str) -> int:
+    """The learner's place on the timeline (0-based): the controls, with a player."""
+    key = f"{page}.replay.{call['call']}"
+    # Opened at the engine's first step: the page is about the backward pass ("first" and
+    # Play from the end go back to the statements that built the graph).
+    st.session_state.setdefault(key, len(line.built) + 1)
+    return step_controls(key, len(line), lang, param="replay", player=True)
+
+
+def focused_lines(page: str, trace: Trace) -> tuple[int, int] | None:
+    """The lines the page's replay is about, known before the page is drawn (widgets keep
+    their values in the session): those of the node last clicked on the picture, if the
+    place shown has not moved since, else the statement shown, else the statement that made
+    the node the engine step shown runs."""
     calls = {c["call"]: c for c in trace.backward}
     call = calls.get(st.session_state.get(f"{page}.call")) or (
         trace.backward[-1] if trace.backward else None)
-    if not call or not call["steps"]:
+    if not call or not call["steps"] or "graph" not in call:
         return None
-    index = st.session_state.get(f"{page}.engine.{call['call']}", 1)  # as the panel starts
-    index = max(1, min(index, len(call["steps"]))) - 1
+    line = timeline(trace, call)
+    index = st.session_state.get(f"{page}.replay.{call['call']}", len(line.built) + 1)
+    index = max(1, min(index, len(line))) - 1  # as the controls will clamp it
     clicked = st.session_state.get(f"{page}.clicked")
+    built = line.statement(index)
     if clicked and clicked[1:] == (call["call"], index):
-        return clicked[0]
-    return call["steps"][index]["node"]
+        node = clicked[0]
+    elif built is not None:
+        step = trace.steps[built.step]
+        return step.line, step.end_line
+    else:
+        node = call["steps"][line.engine_step(index) or 0]["node"]
+    return node_lines(trace).get(node)
 
 
 def _clicked(page: str, key: str, call: int, index: int) -> None:
@@ -107,13 +150,19 @@ def _clicked(page: str, key: str, call: int, index: int) -> None:
     st.session_state[f"{page}.clicks"] = st.session_state.get(f"{page}.clicks", 0) + 1
 
 
-def _step_panel(page: str, call: dict[str, Any], graph: dict[str, Any], lang: str) -> int:
-    """One engine step at a time: the node's rule, what it received and what it sent.
-    Returns the step shown, which the animation above shows too."""
-    st.markdown(f"#### {text('engine_steps', lang)}")
-    key = f"{page}.engine.{call['call']}"
-    st.session_state.setdefault(key, 1)  # start at the first step, so Play runs the whole pass
-    index = step_controls(key, len(call["steps"]), lang, param="engine", player=True)
+def _statement_panel(code: str, step: Step, graph: dict[str, Any], added: frozenset[str],
+                     lang: str) -> None:
+    """A statement that built the graph: its code and the nodes it added."""
+    nodes = {n["id"]: n for n in graph["nodes"]}
+    st.markdown(f"**{text('after_line', lang, line=step.line)}**")
+    st.code(statement(code, step.line, step.end_line), language="python")
+    made = sorted(_name(nodes.get(n, {}), n) for n in added)
+    st.caption(text("statement_added", lang, nodes=", ".join(made)))
+
+
+def _engine_panel(call: dict[str, Any], graph: dict[str, Any], index: int, lang: str) -> None:
+    """One engine step: the node's rule, what it received and what it sent, and the
+    `.grad`s written so far."""
     step = call["steps"][index]
     nodes = {n["id"]: n for n in graph["nodes"]}
     custom = nodes.get(step["node"], {}).get("custom", False)
@@ -142,7 +191,6 @@ def _step_panel(page: str, call: dict[str, Any], graph: dict[str, Any], lang: st
                    ".grad": code_span(preview(g["grad"]["values"])) if g["grad"] else "None",
                    "‖.grad‖": f"{g['grad']['norm']:.4g}" if g["grad"] else ""}
                   for leaf, g in latest.items()])
-    return index
 
 
 def _gradient(grad: dict[str, Any] | None) -> None:

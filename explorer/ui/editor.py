@@ -11,7 +11,7 @@ from explorer.content.examples import EXAMPLES, by_key
 from explorer.content.i18n import text
 from explorer.runner.graph_view import node_lines
 from explorer.runner.trace import Trace
-from explorer.ui.backward import focused_node
+from explorer.ui.backward import focused_lines
 from explorer.ui.code_editor import code_editor
 from explorer.ui.common import LIMITS, device, lang, may_run, page, pool
 from explorer.ui.link import keep, take
@@ -64,16 +64,16 @@ def editor(name: str, language: str, run_on: str, default: str = "autograd-basic
 
 def _marks(name: str, replay: bool) -> dict[str, Any]:
     """What the editor marks of the page's last run, while it shows that run's program: the
-    statement that made the graph node in focus (chosen in explorer.ui.graph's node details,
-    clicked on the backward replay or run by its engine step shown), else that of the step
-    shown, and the error's line with its message."""
+    statement that made the graph node chosen in explorer.ui.graph's node details, else the
+    lines the backward replay is about (explorer.ui.backward.focused_lines), else those of the
+    step shown; and the error's line with its message."""
     trace: Trace | None = st.session_state.get(f"{name}.trace")
     if trace is None or st.session_state.get(f"{name}.ran") != st.session_state[f"{name}.code"]:
         return {"step": None, "error": None}
     shown = trace.step_at(st.session_state.get(f"{name}.step", len(trace.steps)) - 1)
-    node = st.session_state.get(f"{name}.node") or (focused_node(name, trace) if replay
-                                                     else None)
-    step = node_lines(trace).get(node) if node else None
+    node = st.session_state.get(f"{name}.node")
+    step = node_lines(trace).get(node) if node else (
+        focused_lines(name, trace) if replay else None)
     error = trace.error if trace.error and trace.error.get("line") else None
     return {"step": step or ((shown.line, shown.end_line) if shown else None),
             "error": error and {"line": error["line"],

@@ -159,6 +159,37 @@ def figure(call: dict[str, Any], layout: dict[str, Any], svg: str,
                      layout=_layout(layout, svg, [f["name"] for f in frames], height, shown))
 
 
+def growing(call: dict[str, Any], layout: dict[str, Any], svg: str,
+            groups: dict[str, list[str]] | None, made: frozenset[str], new: frozenset[str],
+            caption: str, height: int = 640) -> go.Figure:
+    """The picture of `call`'s graph while the forward pass builds it: the nodes not `made`
+    yet (and their edges) veiled, those the statement shown added (`new`) outlined, nothing
+    of the backward pass yet; `caption` above it."""
+    chart = figure(call, layout, svg, groups, height=height, numbers=False, animated=False)
+    where = _grouped(groups or {})
+    boxes = layout["nodes"]
+    made = frozenset(where.get(n, n) for n in made)
+    hidden = [n for n in boxes if n not in made]
+    veiled = [points for tail, head, points in layout["edges"]
+              if tail not in made or head not in made]
+    xs: list[float | None] = []
+    ys: list[float | None] = []
+    for n in hidden:
+        x, y, w, h = boxes[n]
+        xs += [x - w / 2 - 2, x + w / 2 + 2, x + w / 2 + 2, x - w / 2 - 2, x - w / 2 - 2, None]
+        ys += [y - h / 2 - 2, y - h / 2 - 2, y + h / 2 + 2, y + h / 2 + 2, y - h / 2 - 2, None]
+    x0, _, _, y1 = layout["bb"]
+    chart.update_traces(selector=OUTLINE, **_outline(
+        [n for n in dict.fromkeys(where.get(n, n) for n in new) if n in boxes], boxes))
+    chart.update_traces(selector=CAPTION, **_caption(escape(caption), x0 - PAD, y1 + PAD))
+    chart.add_traces([
+        _scatter(**_lines(veiled), mode="lines", line={"color": "white", "width": 9},
+                 opacity=0.85, **_SKIP),
+        _scatter(**_points(xs, ys), mode="lines", fill="toself", fillcolor="white",
+                 line={"width": 0}, opacity=0.85, **_SKIP)])
+    return chart
+
+
 def _caption(text: str, x: float, y: float) -> dict[str, Any]:
     """Which step a frame shows, above the top left corner (a trace, so frames can change
     it)."""

@@ -117,7 +117,7 @@ FIELDS: dict[str, Callable[[str], Any]] = {
     "node": name,  # the graph node whose details are open
     "tab": _matching(r"check|graph|backward"),  # the custom Function page's tab
     "call": _integer(1, 1_000_000),  # the backward call replayed
-    "engine": _integer(1, 1_000_000),  # its engine step shown
+    "replay": _integer(1, 1_000_000),  # its place: statements, then engine steps
     "left": name, "right": name,  # the NumPy page's pair
     "n": _integer(1, 512), "d_in": _integer(1, 4096), "h": _integer(1, 1024),
     "d_out": _integer(1, 256), "lr": _number(0.0, 1.0), "iters": _integer(1, 2000),

@@ -1,0 +1,67 @@
+"""A backward call's timeline: the statements that built its graph, then the engine's steps,
+and the picture of the graph as it grows."""
+
+from __future__ import annotations
+
+from explorer.content.examples import by_key
+from explorer.runner.worker import WorkerPool
+from explorer.views.animation import growing
+from explorer.views.export import animation_view
+from explorer.views.render import positions, svg
+from explorer.views.timeline import timeline
+
+TWO_GRAPHS = ("a = torch.ones(2, requires_grad=True)\nb = (a * a).sum()\nb.backward()\n"
+              "c = torch.ones(2, requires_grad=True)\nd = c.exp()\ne = d.sum()\ne.backward()\n")
+
+
+def test_the_seed_timeline_is_its_four_statements_then_five_engine_steps(
+        pool: WorkerPool) -> None:
+    trace = pool.run(by_key("autograd-basics").code)
+    call = trace.backward[-1]
+    line = timeline(trace, call)
+    assert [trace.steps[b.step].line for b in line.built] == [2, 3, 4, 5]
+    assert len(line) == 4 + 5 and line.engine == len(call["steps"]) == 5
+    assert [line.statement(i) is None for i in range(9)] == [False] * 4 + [True] * 5
+    assert [line.engine_step(i) for i in range(9)] == [None] * 4 + [0, 1, 2, 3, 4]
+    nodes = set(animation_view(trace, call).nodes)
+    # Each node is made once, and the statements make the whole graph.
+    made = [line.made(i) for i in range(4)]
+    assert all(a < b for a, b in zip(made, made[1:], strict=False)) and made[-1] == nodes
+    assert sum(len(b.added) for b in line.built) == len(nodes)
+    assert not timeline(trace, call, forward=False).built
+
+
+def test_a_calls_timeline_holds_only_the_statements_of_its_own_graph(pool: WorkerPool) -> None:
+    trace = pool.run(TWO_GRAPHS)
+    first, second = (timeline(trace, c) for c in trace.backward)
+    assert [trace.steps[b.step].line for b in first.built] == [1, 2]
+    assert [trace.steps[b.step].line for b in second.built] == [4, 5, 6]
+
+
+def test_nodes_made_and_freed_inside_a_statement_belong_to_its_last_builder(
+        pool: WorkerPool) -> None:
+    trace = pool.run("w = torch.ones(3, requires_grad=True)\n"
+                     "def loss(v):\n    return (v.sin() * 2).sum()\n"
+                     "loss(w).backward()\n")
+    call = trace.backward[-1]
+    line = timeline(trace, call)
+    nodes = set(animation_view(trace, call).nodes)
+    assert line.built and line.made(len(line.built) - 1) == nodes
+
+
+def test_the_growing_picture_veils_what_is_not_made_and_outlines_what_is_new(
+        pool: WorkerPool) -> None:
+    trace = pool.run(by_key("autograd-basics").code)
+    call = trace.backward[-1]
+    line = timeline(trace, call)
+    shown = animation_view(trace, call)
+    layout = positions(shown.dot)
+    chart = growing(call, layout, svg(shown.dot), shown.groups, line.made(1),
+                    line.built[1].added, "statement 2 of 4: line 3")
+    veil = chart.data[-1]
+    hidden = [n for n in layout["nodes"] if n not in line.made(1)]
+    assert list(veil.x).count(None) == len(hidden) == 4
+    outlined = [n for n in line.built[1].added if n in layout["nodes"]]
+    assert list(chart.data[2].x).count(None) == len(outlined) == 2
+    assert chart.data[14].text == ("<b>statement 2 of 4: line 3</b>",)
+    assert not any(chart.data[13].text)  # no gradient numbers before the pass
