@@ -205,6 +205,14 @@ def test_compact_writes_a_tensor_in_a_few_characters(values: object, shown: str)
     assert compact(values) == shown
 
 
+def test_a_larger_tensor_is_written_as_its_shape_and_norm() -> None:
+    assert compact([[3.0, 4.0], [0.0, 0.0]], [2, 2]) == "[[3, 4], [0, 0]]"  # few: in full
+    assert compact([3.0, 4.0] + [0.0] * 6, [8]) == "8 ‖5‖"  # more: the norm of its values
+    # Values cut short: the norm of all of them, and never "all the same" from a few.
+    assert compact([1.0] * 4, [1000], norm=31.62, truncated=True) == "1000 ‖31.6‖"
+    assert compact([[1.0, "nan"], [2.0, 3.0]] * 2, [4, 2]) == "[[1, 'nan'], [2, 3], [1…"  # no norm: cut
+
+
 def test_a_1000_node_pass_is_batched_into_a_small_figure() -> None:
     code = ("x = torch.ones(4, requires_grad=True)\ny = x\nfor i in range(1000):\n"
             "    y = y * 1.001\nout = y.sum()\nout.backward()\n")

@@ -328,6 +328,24 @@ def test_numbers_under_the_labels_are_the_variables_values_and_grads() -> None:
     assert node_values(trace.graphs[before.graph], before.variables)[named["x"]] == "= 1"
 
 
+def test_a_tensor_too_big_to_send_whole_is_written_as_its_shape_and_norm() -> None:
+    trace = execute("w = torch.linspace(-1, 1, 3000).reshape(60, 50).requires_grad_()\n"
+                    "loss = (w * w).sum()\nloss.backward()\n")
+    step = trace.steps[-1]
+    info = step.variables["w"]
+    assert info["truncated"] and len(sum(info["values"], [])) < 3000
+    w = torch.linspace(-1, 1, 3000)
+    # The norms of all 3,000 values and of the .grad (2w), not of the leading block sent.
+    assert info["norm"] == pytest.approx(float(w.double().norm()))
+    assert info["grad_norm"] == pytest.approx(float(2 * w.double().norm()))
+    notes = node_values(trace.graphs[step.graph], step.variables)
+    named = named_outputs(trace.graphs[step.graph])
+    assert notes[named["w"]] == (f"= 60×50 ‖{float(w.norm()):.3g}‖\n"
+                                 f"grad 60×50 ‖{float(2 * w.norm()):.3g}‖")
+    assert notes[named["loss"]] == f"= {float((w * w).sum()):.4g}"
+    assert "norm" not in step.variables["loss"]  # sent whole: no norm needed
+
+
 def test_the_nodes_a_statement_added_are_outlined() -> None:
     trace = execute(PLAIN_SEED)  # y = x + 2 on line 2, z = y * y * 3 on line 3
     graphs = [trace.graphs[s.graph] if s.graph is not None else None for s in trace.steps]

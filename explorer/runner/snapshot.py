@@ -106,11 +106,32 @@ def _tensor(t: torch.Tensor, cap: int) -> dict[str, Any]:
             info.update(strides=strides, data_ptr=ptr,
                         memory=_extent(ptr, list(t.shape), strides, t.element_size()))
     info["values"], info["truncated"] = tensor_values(t, cap)
+    if info["truncated"] and (norm := _norm(t)) is not None:
+        info["norm"] = norm
     with warnings.catch_warnings():  # reading .grad of a non-leaf warns; the lesson shows it
         warnings.simplefilter("ignore")
         grad = t.grad
-    info["grad"] = tensor_values(grad, cap)[0] if grad is not None else None
+    info["grad"] = None
+    if grad is not None:
+        info["grad"], cut = tensor_values(grad, cap)
+        if cut and (norm := _norm(grad)) is not None:
+            info["grad_norm"] = norm
     return info
+
+
+def _norm(t: torch.Tensor) -> float | None:
+    """The 2-norm of all of a tensor's values, for one too big to send whole (None if it
+    has no readable values, or the norm is not finite)."""
+    try:
+        dense = t.detach()
+        dense = dense.to_dense() if dense.layout != torch.strided else dense
+        if not (dense.is_floating_point() or dense.is_complex()):
+            dense = dense.double()  # integers and booleans
+        norm = float(torch.linalg.vector_norm(
+            dense, dtype=torch.complex128 if dense.is_complex() else torch.float64))
+    except Exception:  # noqa: BLE001 - meta, nested or exotic tensors: no norm
+        return None
+    return norm if math.isfinite(norm) else None
 
 
 def _array(a: np.ndarray, cap: int) -> dict[str, Any]:

@@ -251,7 +251,8 @@ class _Reader:
             "version": _optional(COUNT), "numel": COUNT, "is_view": _flag,
             "retains_grad": _flag, "strides": STRIDES, "data_ptr": COUNT,
             "memory": self.memory, "writeable": _flag, "values": self.values,
-            "truncated": _flag, "grad": self.values}, required)
+            "truncated": _flag, "grad": self.values, "norm": _number, "grad_norm": _number},
+            required)
 
     @staticmethod
     def memory(value: Any) -> list[int]:

@@ -21,7 +21,7 @@ from typing import Any
 import plotly.graph_objects as go
 
 from explorer.content.i18n import text
-from explorer.views.present import compact, preview
+from explorer.views.present import described, preview
 
 MAX_FRAMES = 120
 NUMBERS_UP_TO = 40  # nodes of a picture that shows numbers unless asked not to
@@ -253,7 +253,7 @@ def _labels(call: dict[str, Any], where: dict[str, str], boxes: dict[str, tuple]
             left = x < (points[0][0] + points[-1][0]) / 2 - 1
             spot = (round(x - 3, 1), round(y, 1), "middle left") if left else (
                 round(x + 3, 1), round(y, 1), "middle right")
-            out.setdefault(step, {})[spot] = compact(grad["values"]) if grad else "None"
+            out.setdefault(step, {})[spot] = described(grad) if grad else "None"
     received: dict[str, list[str]] = {}  # node -> what earlier steps sent it
     for i, step in enumerate(call["steps"]):
         node = where.get(step["node"], step["node"])
@@ -262,15 +262,15 @@ def _labels(call: dict[str, Any], where: dict[str, str], boxes: dict[str, tuple]
         if len(parts) > 1 and grad and node in boxes:
             x, y, w, _ = boxes[node]
             out.setdefault(i, {})[(round(x + w / 2 + 4, 1), round(y, 1), "middle right")] = (
-                f"{' + '.join(parts)} = {compact(grad['values'])}")
+                f"{' + '.join(parts)} = {described(grad)}")
         for sent in step["grad_inputs"]:
             if sent and sent.get("to"):
                 received.setdefault(where.get(sent["to"], sent["to"]), []).append(
-                    compact(sent["values"]))
+                    described(sent))
     for g in call["leaf_grads"]:
         if g["leaf"] in boxes:
             x, y, w, _ = boxes[g["leaf"]]
-            shown = compact(g["grad"]["values"]) if g["grad"] else "None"
+            shown = described(g["grad"]) if g["grad"] else "None"
             out.setdefault(g["after"] - 1, {})[(round(x + w / 2 + 4, 1), round(y, 1),
                                                 "middle right")] = f".grad = {shown}"
     return out

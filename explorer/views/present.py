@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from explorer.content.markdown import code_span, plain
@@ -14,9 +15,35 @@ def preview(values: Any, limit: int = 40) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def compact(values: Any) -> str:
+SMALL = 6  # values a picture writes out in full
+
+
+def compact(values: Any, shape: list[int] | None = None, norm: float | None = None,
+            truncated: bool = False) -> str:
     """A tensor's values in a few characters, to write on a picture: one number when all are
-    the same (a gradient of ones, of 0.25s), a short list in full, else its preview."""
+    the same (a gradient of ones, of 0.25s), a small tensor in full, a larger one (given its
+    `shape`) as its shape and 2-norm: the `norm` of all its values when those sent were
+    `truncated`, else that of the values."""
+    flat = _flat(values)
+    if not truncated and flat and all(v == flat[0] for v in flat):
+        return preview(flat[0], 24)
+    if shape is None or (len(flat) <= SMALL and not truncated):
+        return preview(values, 24)
+    if norm is None and not truncated and all(type(v) in (int, float) for v in flat):
+        norm = math.sqrt(sum(v * v for v in flat))
+    if norm is None:
+        return preview(values, 24)
+    return f"{'×'.join(map(str, shape))} ‖{norm:.3g}‖"
+
+
+def described(info: dict[str, Any]) -> str:
+    """compact() of a gradient or a variable as a run describes it (values, shape, the norm
+    of all of it when the values are cut)."""
+    return compact(info["values"], info.get("shape"), info.get("norm"),
+                   bool(info.get("truncated")))
+
+
+def _flat(values: Any) -> list[Any]:
     flat: list[Any] = []
     stack = [values]
     while stack:  # a run sends a few hundred values at most (explorer.runner.validate)
@@ -25,9 +52,7 @@ def compact(values: Any) -> str:
             stack.extend(item)
         else:
             flat.append(item)
-    if flat and all(v == flat[0] for v in flat):
-        return preview(flat[0], 24)
-    return preview(values, 24)
+    return flat
 
 
 def node_values(graph: dict[str, Any], variables: Variables) -> dict[str, str]:
@@ -38,9 +63,11 @@ def node_values(graph: dict[str, Any], variables: Variables) -> dict[str, str]:
         info = next((variables[n] for n in node.get("names", ()) if n in variables), None)
         if info is None or info.get("kind") != "tensor":
             continue
-        lines = [f"= {compact(info['values'])}"] if info.get("values") is not None else []
+        lines = [f"= {described(info)}"] if info.get("values") is not None else []
         if info.get("grad") is not None:
-            lines.append(f"grad {compact(info['grad'])}")
+            grad = compact(info["grad"], info["shape"], info.get("grad_norm"),
+                           "grad_norm" in info)
+            lines.append(f"grad {grad}")
         if lines:
             notes[node["id"]] = "\n".join(lines)
     return notes
