@@ -32,10 +32,12 @@ system:
 	  ($(SUDO) apt-get update && $(APT) graphviz bubblewrap libseccomp2 python3-venv)
 
 # Debian's Chromium for the browser tests (Playwright drives the system binary), with fonts
-# for Chinese and emoji so that screenshots show what a person sees.
+# for Chinese and emoji so that screenshots show what a person sees; HAProxy for the test of
+# deploy/ (two replicas behind it).
 system-test:
-	@command -v chromium >/dev/null && fc-list :lang=zh | grep -q . || \
-	  ($(SUDO) apt-get update && $(APT) chromium fonts-noto-cjk fonts-noto-color-emoji)
+	@command -v chromium >/dev/null && fc-list :lang=zh | grep -q . && \
+	  command -v haproxy >/dev/null || \
+	  ($(SUDO) apt-get update && $(APT) chromium fonts-noto-cjk fonts-noto-color-emoji haproxy)
 
 $(VENV)/.installed: pyproject.toml requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -44,7 +46,7 @@ $(VENV)/.installed: pyproject.toml requirements.txt
 	$(VENV)/bin/pip install --quiet -e .
 	touch $@
 
-$(VENV)/.installed-test: $(VENV)/.installed
+$(VENV)/.installed-test: $(VENV)/.installed pyproject.toml
 	$(VENV)/bin/pip install --quiet -e ".[test]"
 	touch $@
 

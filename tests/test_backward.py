@@ -210,7 +210,8 @@ def test_a_larger_tensor_is_written_as_its_shape_and_norm() -> None:
     assert compact([3.0, 4.0] + [0.0] * 6, [8]) == "8 ‖5‖"  # more: the norm of its values
     # Values cut short: the norm of all of them, and never "all the same" from a few.
     assert compact([1.0] * 4, [1000], norm=31.62, truncated=True) == "1000 ‖31.6‖"
-    assert compact([[1.0, "nan"], [2.0, 3.0]] * 2, [4, 2]) == "[[1, 'nan'], [2, 3], [1…"  # no norm: cut
+    no_norm = compact([[1.0, "nan"], [2.0, 3.0]] * 2, [4, 2])  # a value that is not a number
+    assert no_norm == "[[1, 'nan'], [2, 3], [1…"
 
 
 def test_a_1000_node_pass_is_batched_into_a_small_figure() -> None:

@@ -70,16 +70,22 @@ def test_the_tables_hold_numbers(report: str) -> None:
 
 
 @pytest.mark.browser
-def test_the_browser_mode_times_both_programs_in_chromium() -> None:
-    done = subprocess.run([sys.executable, "-m", "explorer.bench", "--browser", "--quick"],
-                          cwd=ROOT, capture_output=True, text=True, timeout=600, check=False)
+def test_the_browser_mode_times_both_programs_in_chromium_against_a_revision() -> None:
+    done = subprocess.run([sys.executable, "-m", "explorer.bench", "--browser", "--quick",
+                           "--against", "HEAD"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=900, check=False)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "== Browser: Run -> graph visible on the Graph page" in done.stdout
     lines = done.stdout.splitlines()
     rows = lines[next(i for i, line in enumerate(lines) if line.startswith("---")) + 1:]
-    assert [row.split("(")[0].strip() for row in rows] == ["autograd-basics", "chain of 1000"]
-    for row in rows:  # first_svg, caption, svg, max_svg after the program's label
+    assert [(row.split("(")[0].strip(), row.split()[-5]) for row in rows] == [
+        ("autograd-basics", "now"), ("autograd-basics", "HEAD"), ("chain of 1000", "now"),
+        ("chain of 1000", "HEAD")]
+    for row in rows:  # first_svg, caption, svg, max_svg after the program and the app
         assert all(NUMBER.fullmatch(cell) and float(cell) > 0 for cell in row.split()[-4:]), row
+    worktrees = subprocess.run(["git", "worktree", "list"], cwd=ROOT, capture_output=True,
+                               text=True, check=True).stdout
+    assert len(worktrees.splitlines()) == 1, worktrees  # the revision's checkout is gone
 
 
 CLASSROOM = re.compile(r"classroom: scenario=(lesson|distinct|hosted) sessions=\d+ runs=\d+ "
@@ -94,4 +100,10 @@ def test_the_classroom_mode_prints_every_scenario_and_the_knee() -> None:
     scenarios = [CLASSROOM.fullmatch(line) for line in lines[:3]]
     assert [m.group(1) for m in scenarios if m] == ["lesson", "distinct", "hosted"]
     assert all(" errors=0 " in line and " runs=0 " not in line for line in lines[:3]), lines
+    # The lesson's program was run once before the class (warming the app): every learner's
+    # run is then kept from it; programs that differ are run each time.
+    hits = {m.group(1): int(m.group(0).rsplit("=", 1)[1]) for m in scenarios if m}
+    runs = {m.group(1): int(re.search(r"runs=(\d+)", m.group(0)).group(1))
+            for m in scenarios if m}
+    assert hits["lesson"] == runs["lesson"] and hits["distinct"] == 0, lines
     assert re.fullmatch(r"classroom: knee_sessions=(\d+|>\d+)", lines[3])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import websockets
 
-from explorer.bench.classroom import Learner, Run, play
+from explorer.bench.classroom import Learner, Run, connect, play
 from tests.programs import SEED
 
 
@@ -22,6 +22,17 @@ def test_a_learner_opens_a_lesson_link_and_presses_run(app_url: str) -> None:
     runs = play(_visit(app_url, SEED, presses=2))
     assert [r.ok for r in runs] == [True, True, True], runs
     assert all(0 < r.latency_s < 60 for r in runs)
+
+
+def test_a_program_typed_into_the_editor_is_the_one_that_runs(app_url: str) -> None:
+    async def visit() -> list[Run]:
+        async with connect(app_url) as socket:
+            learner = Learner(socket)
+            return [await learner.open(SEED), await learner.type_and_run("print(nowhere)\n"),
+                    await learner.type_and_run(SEED + "# again\n")]
+
+    opened, typed, fixed = play(visit())
+    assert opened.ok and not typed.ok and "NameError" in typed.problem and fixed.ok
 
 
 def test_a_failing_program_counts_as_a_problem_with_its_words(app_url: str) -> None:

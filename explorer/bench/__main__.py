@@ -36,7 +36,7 @@ import threading
 import time
 import warnings
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager, redirect_stdout, suppress
+from contextlib import ExitStack, contextmanager, redirect_stdout, suppress
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -45,7 +45,7 @@ from unittest import mock
 import plotly.io as pio
 
 from explorer.bench.classroom import classroom
-from explorer.bench.served import CHROMIUM, CHROMIUM_ARGS, app
+from explorer.bench.served import CHROMIUM, CHROMIUM_ARGS, app, checkout
 from explorer.content.examples import EXAMPLES, by_key
 from explorer.runner.graph_view import view
 from explorer.runner.trace import Trace
@@ -634,57 +634,78 @@ def _versions() -> str:
     return f"torch {torch.__version__}, {dot.strip().removeprefix('dot - ')}"
 
 
-def browser(quick: bool, progress: Callable[[str], None]) -> str:
+def browser(quick: bool, progress: Callable[[str], None], against: str | None = None) -> str:
     """Click Run on the Graph page in Chromium and time until the step caption ("State after
     line N": the run is back and the page is drawn down to the graph) and until the graph's
     SVG is visible, for the seed program and a ~2,000-node chain, each in a fresh tab; the app
-    started as tests/conftest.py starts it."""
-    from playwright.sync_api import expect, sync_playwright
+    started as tests/conftest.py starts it. With `against` (a git revision), that revision's
+    app is timed too, in the same run, each of its runs right after one of this checkout's
+    (app `now`)."""
+    from playwright.sync_api import sync_playwright
 
     cases = [("autograd-basics (7 nodes)", by_key("autograd-basics").code, "MeanBackward0"),
              ("chain of 1000 (2005 nodes)", chain(1_000, then_backward=False),
               "MulBackward0 × 1000")]
     repeats = 2 if quick else 5
     rows = []
-    with tempfile.TemporaryFile() as log, app(log) as url, sync_playwright() as playwright:
+    with ExitStack() as stack:
+        apps = {"now": stack.enter_context(app(stack.enter_context(
+            tempfile.TemporaryFile())))}
+        if against:
+            apps[against] = stack.enter_context(app(
+                stack.enter_context(tempfile.TemporaryFile()),
+                root=stack.enter_context(checkout(against))))
+        playwright = stack.enter_context(sync_playwright())
         chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            for label, code, node in cases:
-                progress(f"browser: {label}")
-                times: list[tuple[float, float]] = []
-                for _ in range(repeats + 1):  # the first one also warms the app up
-                    context = chromium.new_context(viewport={"width": 1400, "height": 1000})
-                    page = context.new_page()
-                    page.goto(f"{url}/Graph")
-                    run = page.get_by_role("button", name="Run")
-                    expect(run).to_be_visible(timeout=60_000)
-                    page.get_by_label("Code").fill(code)
-                    started = time.perf_counter()
-                    run.click()
-                    last_line = len(code.splitlines())  # the programs end with a statement
-                    expect(page.get_by_text(f"State after line {last_line}")).to_be_visible(
-                        timeout=60_000)
-                    caption = time.perf_counter() - started
-                    viewer = page.frame_locator("[data-testid='stMain'] iframe").first \
-                        .frame_locator("iframe")  # the graph's own frame, without an origin
-                    picture = viewer.locator("svg")
-                    expect(picture.get_by_text(node, exact=True).first).to_be_visible(
-                        timeout=60_000)
-                    times.append((caption, time.perf_counter() - started))
-                    context.close()
-                warm = times[1:]
-                rows.append([label, _ms(times[0][1]),
+        stack.callback(chromium.close)
+        for label, code, node in cases:
+            progress(f"browser: {label}")
+            times: dict[str, list[tuple[float, float]]] = {name: [] for name in apps}
+            for _ in range(repeats + 1):  # the first one also warms the app up
+                for name, url in apps.items():
+                    times[name].append(_click_to_graph(chromium, url, code, node))
+            for name, taken in times.items():
+                warm = taken[1:]
+                rows.append([label, name, _ms(taken[0][1]),
                              _ms(statistics.median(t[0] for t in warm)),
                              _ms(statistics.median(t[1] for t in warm)),
                              _ms(max(t[1] for t in warm))])
-        finally:
-            chromium.close()
     return "\n".join([
         f"== Browser: Run -> graph visible on the Graph page ({repeats} runs after a first) ==",
         "Debian Chromium headless, the app on 127.0.0.1, a fresh tab per run; load average "
         f"{os.getloadavg()[0]:.2f}. Times in ms from the click: caption = the step caption "
         "shows (run done, page drawn down to the graph), svg = the graph's SVG shows.",
-        _table(["program", "first_svg", "caption", "svg", "max_svg"], rows)])
+        _table(["program", "app", "first_svg", "caption", "svg", "max_svg"], rows)])
+
+
+def _click_to_graph(chromium: Any, url: str, code: str, node: str) -> tuple[float, float]:
+    """One run of `code` on the Graph page in a fresh tab: seconds from the click to the step
+    caption, and to `node`'s label in the graph's SVG."""
+    from playwright.sync_api import expect
+
+    context = chromium.new_context(viewport={"width": 1400, "height": 1000})
+    try:
+        page = context.new_page()
+        page.goto(f"{url}/Graph")
+        run = page.get_by_role("button", name="Run")
+        expect(run).to_be_visible(timeout=60_000)
+        page.get_by_label("Code").fill(code)
+        started = time.perf_counter()
+        run.click()
+        last_line = len(code.splitlines())  # the programs end with a statement
+        expect(page.get_by_text(f"State after line {last_line}")).to_be_visible(timeout=60_000)
+        caption = time.perf_counter() - started
+        # The graph's own frame, without an origin: nested as this checkout or an older
+        # one nests it, so every frame is looked in.
+        deadline = started + 60
+        while not any(frame.locator("svg text").get_by_text(node, exact=True).first.is_visible()
+                      for frame in page.frames):
+            if time.perf_counter() > deadline:
+                raise TimeoutError(f"the graph did not show {node} within 60 s")
+            time.sleep(0.005)
+        return caption, time.perf_counter() - started
+    finally:
+        context.close()
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -693,6 +714,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--quick", action="store_true", help="tiny sizes, few runs")
     parser.add_argument("--browser", action="store_true",
                         help="time Run -> visible graph in Chromium instead")
+    parser.add_argument("--against", metavar="REVISION",
+                        help="with --browser: time that git revision's app too, interleaved")
     parser.add_argument("--classroom", action="store_true",
                         help="a class of learners over the websocket instead "
                              "(explorer.bench.classroom)")
@@ -704,7 +727,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.classroom:
         print("\n".join(classroom(args.quick, progress)))
     elif args.browser:
-        print(browser(args.quick, progress))
+        print(browser(args.quick, progress, args.against))
     else:
         print(render(measure(args.quick, progress)))
 

@@ -3,7 +3,8 @@
 Each learner is a Streamlit session spoken to over Streamlit's own websocket protocol (its
 protobuf BackMsg / ForwardMsg; no browser), so one process plays a hundred of them. A learner
 opens the Playground from a lesson link (the program in the URL runs on open, as a shared
-link's does), then presses Run every `interval_s` seconds. A run's latency is from the message
+link's does), then every `interval_s` seconds presses Run, or types a new program into the
+editor and presses Ctrl+Enter (the editor's own message). A run's latency is from the message
 that asks for it to the server's "script finished"; it went well if the page then shows the
 run's caption ("Ran on …") and no error or warning.
 
@@ -17,6 +18,7 @@ knee, the fewest sessions at which the lesson's p95 passes KNEE_S:
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import statistics
 import tempfile
@@ -41,6 +43,8 @@ T = TypeVar("T")
 PAGE = "Playground"
 LESSON = "autograd-basics"
 RAN = text("ran_in", "en", device="", threads=0, ms=0).split(" ")[0]  # "Ran"
+EDITOR = "autograd_explorer.editor"  # the code editor component's name
+REUSED = text("reused", "en")  # the page says a run was kept from an earlier one
 KNEE_S = 2.0
 RUN_TIMEOUT_S = 60.0
 
@@ -52,6 +56,7 @@ class Run:
     latency_s: float
     ok: bool
     problem: str = ""  # what went wrong: the error's first words, "timeout", "no result"
+    reused: bool = False  # the server kept the result from an earlier run
 
 
 class Learner:
@@ -60,6 +65,7 @@ class Learner:
     def __init__(self, socket: Any) -> None:  # a websockets client connection
         self.socket = socket
         self.run_button = ""
+        self.editor = ""  # the code editor component's id
 
     async def open(self, code: str) -> Run:
         """Open the page from a link carrying `code`: it runs on open."""
@@ -69,16 +75,26 @@ class Learner:
         """Press Run (the program in the editor runs again)."""
         return await self._rerun("lang=en", trigger=self.run_button)
 
-    async def _rerun(self, query: str, trigger: str = "") -> Run:
+    async def type_and_run(self, code: str) -> Run:
+        """Put `code` in the editor and press Ctrl+Enter, as the editor sends it."""
+        return await self._rerun("lang=en", editor_run=code)
+
+    async def _rerun(self, query: str, trigger: str = "", editor_run: str | None = None) -> Run:
         message = BackMsg()
         message.rerun_script.query_string = query
         message.rerun_script.page_name = PAGE
         if trigger:
             widget = message.rerun_script.widget_states.widgets.add()
             widget.id, widget.trigger_value = trigger, True
+        if editor_run is not None:  # the editor's state and "run" event, as the editor sends
+            widget = message.rerun_script.widget_states.widgets.add()  # them on Ctrl+Enter
+            widget.id, widget.json_value = self.editor, json.dumps({"code": editor_run})
+            widget = message.rerun_script.widget_states.widgets.add()
+            widget.id = f"$$STREAMLIT_INTERNAL_KEY_{self.editor}__events"  # its events' id
+            widget.json_trigger_value = json.dumps([{"event": "run", "value": editor_run}])
         started = time.perf_counter()
         await self.socket.send(message.SerializeToString())
-        ran, problem = False, ""
+        ran, reused, problem = False, False, ""
         try:
             async with asyncio.timeout(RUN_TIMEOUT_S):
                 while True:
@@ -93,34 +109,49 @@ class Learner:
                     shown = element.WhichOneof("type")
                     if shown == "button" and element.button.label == "Run":
                         self.run_button = element.button.id
+                    elif shown == "bidi_component" and element.bidi_component.component_name \
+                            == EDITOR:
+                        self.editor = element.bidi_component.id
                     elif shown == "markdown" and element.markdown.body.startswith(RAN):
                         ran = True
+                    elif shown == "markdown" and element.markdown.body == REUSED:
+                        reused = True
                     elif shown in ("alert", "exception") and not problem:
                         body = element.alert.body if shown == "alert" else element.exception.message
                         problem = " ".join(body.split()[:6]) or shown
         except TimeoutError:
             return Run(time.perf_counter() - started, False, "timeout")
+        except websockets.ConnectionClosed:  # its replica went away
+            return Run(time.perf_counter() - started, False, "disconnected")
         latency = time.perf_counter() - started
-        return Run(latency, ran and not problem, problem or ("" if ran else "no result"))
+        return Run(latency, ran and not problem, problem or ("" if ran else "no result"),
+                   reused)
+
+
+def connect(url: str, cookie: str | None = None) -> Any:
+    """A new page's websocket to the app at `url` (with a load balancer's `cookie`): a new
+    Streamlit session. Use it as `async with`, or await it."""
+    return websockets.connect(url.replace("http", "ws", 1) + "/_stcore/stream",
+                              subprotocols=["streamlit"], max_size=None,
+                              open_timeout=RUN_TIMEOUT_S,
+                              additional_headers={"Cookie": cookie} if cookie else None)
 
 
 async def learner(url: str, program: Callable[[int], str], until: float, interval_s: float,
                   runs: list[Run]) -> None:
-    """A learner: open the lesson link, then press Run every `interval_s` until `until`,
-    each run's program made by `program(number)` (the same one: only the link's counts)."""
+    """A learner: open the lesson link, then every `interval_s` until `until` run the program
+    `program(number)`: the same one again by pressing Run, a new one by typing it into the
+    editor and pressing Ctrl+Enter."""
     await asyncio.sleep(random.uniform(0, interval_s))  # the class does not click in step
-    address = url.replace("http", "ws", 1) + "/_stcore/stream"
-    async with websockets.connect(address, subprotocols=["streamlit"], max_size=None,
-                                  open_timeout=RUN_TIMEOUT_S) as socket:
+    async with connect(url) as socket:
         session = Learner(socket)
         runs.append(await session.open(program(0)))
         number = 1
-        while time.monotonic() + interval_s < until and session.run_button:
+        while time.monotonic() + interval_s < until and session.run_button and session.editor:
             await asyncio.sleep(interval_s)
-            if program(number) != program(0):  # a new program comes by a new link
-                runs.append(await session.open(program(number)))
-            else:
-                runs.append(await session.press_run())
+            code = program(number)
+            same = code == program(number - 1)
+            runs.append(await (session.press_run() if same else session.type_and_run(code)))
             number += 1
 
 
@@ -153,12 +184,13 @@ def play(coroutine: Coroutine[Any, Any, T]) -> T:
         return thread.submit(asyncio.run, coroutine).result()
 
 
-def line(name: str, sessions: int, runs: list[Run], cache_hits: int = 0) -> str:
+def line(name: str, sessions: int, runs: list[Run]) -> str:
     """The scenario's one line, as the module's docstring gives it."""
     p50 = statistics.median(r.latency_s for r in runs) if runs else 0.0
     errors = sum(not r.ok for r in runs)
+    hits = sum(r.reused for r in runs)
     return (f"classroom: scenario={name} sessions={sessions} runs={len(runs)} p50_s={p50:.3f} "
-            f"p95_s={p95(runs):.3f} errors={errors} cache_hits={cache_hits}")
+            f"p95_s={p95(runs):.3f} errors={errors} cache_hits={hits}")
 
 
 def p95(runs: list[Run]) -> float:

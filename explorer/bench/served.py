@@ -9,6 +9,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -49,19 +50,42 @@ def wait_healthy(url: str, server: subprocess.Popen[bytes], log: IO[bytes]) -> N
 
 
 @contextmanager
-def app(log: IO[bytes], hosted: bool = False) -> Iterator[str]:
-    """The app on a free port (in hosted mode if `hosted`), its output in `log`; its URL
-    until the block ends."""
+def checkout(revision: str) -> Iterator[Path]:
+    """The project at git `revision`, checked out beside this one until the block ends."""
+    with tempfile.TemporaryDirectory() as where:
+        tree = Path(where) / "app"
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "--quiet",
+                        str(tree), revision], check=True)
+        try:
+            yield tree
+        finally:
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)],
+                           check=False)
+
+
+@contextmanager
+def app(log: IO[bytes], hosted: bool = False, root: Path = ROOT) -> Iterator[str]:
+    """The app of the checkout at `root` on a free port (in hosted mode if `hosted`), its
+    output in `log`; its URL until the block ends."""
+    with server(log, hosted, root) as (url, _):
+        yield url
+
+
+@contextmanager
+def server(log: IO[bytes], hosted: bool = False,
+           root: Path = ROOT) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """`app`, with the server's process (the leader of its own process group)."""
     port = free_port()
-    server = subprocess.Popen(
+    process = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "streamlit_app.py", "--server.port",
          str(port), "--server.address", "127.0.0.1", "--server.headless", "true"],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        cwd=root, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
         env=os.environ | {"EXPLORER_HOSTED": "1" if hosted else ""})
     url = f"http://127.0.0.1:{port}"
     try:
-        wait_healthy(url, server, log)
-        yield url
+        wait_healthy(url, process, log)
+        yield url, process
     finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        server.wait(timeout=30)
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGTERM)
+        process.wait(timeout=30)

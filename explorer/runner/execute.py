@@ -28,10 +28,12 @@ from explorer.runner.modules import Modules
 from explorer.runner.snapshot import snapshot
 from explorer.runner.trace import Step, Trace, error_info, failure
 from explorer.safety import sandbox
-from explorer.safety.guards import Guards, Output
+from explorer.safety.guards import Guards, Output, clock_reached
 from explorer.safety.limits import LimitExceeded, Limits, TimeLimit, memory_message, time_message
 
 FILENAME = "<program>"
+# Errors of the place and the moment, not of the program: a run that ends so may not repeat.
+UNREPEATABLE = frozenset({"TimeLimit", "MemoryLimit", "MemoryError"})
 OOM_WORDS = ("can't allocate memory", "not enough memory", "out of memory", "CUDA out of memory")
 
 
@@ -65,6 +67,7 @@ def execute(code: str, *, device: str = "cpu", limits: Limits = Limits(),
         np.random.seed(seed)
         random.seed(seed)
     out = Output(limits.output_chars)
+    clocks = clock_reached()
     guards = Guards(limits, out)
     namespace = guards.namespace()
     trace = Trace(ok=True, notes=list(program.notes), device=device,
@@ -112,6 +115,8 @@ def execute(code: str, *, device: str = "cpu", limits: Limits = Limits(),
     except BaseException:  # noqa: BLE001 - state after a memory error may not be describable
         trace.notes.append("The variables could not be described after the error.")
     trace.elapsed_ms = (time.perf_counter() - started) * 1000
+    trace.repeatable = (seed is not None and clock_reached() == clocks
+                        and not (trace.error and trace.error["type"] in UNREPEATABLE))
     return trace
 
 

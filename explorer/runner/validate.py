@@ -198,7 +198,7 @@ class _Reader:
             "losses": _list(self.summary, self.caps.losses, cut=True),
             "warnings": _list(SHORT, MAX_LINES, cut=True),
             "notes": _list(SHORT, MAX_LINES, cut=True), "device": SHORT,
-            "threads": COUNT, "elapsed_ms": _number}, {"ok"})
+            "threads": COUNT, "elapsed_ms": _number, "repeatable": _flag}, {"ok"})
 
     def error(self, value: Any) -> dict[str, Any]:
         error = _record("the error", value, {"type": SHORT, "message": LONG,

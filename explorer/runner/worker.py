@@ -13,6 +13,7 @@ from __future__ import annotations
 import atexit
 import collections
 import contextlib
+import dataclasses
 import json
 import logging
 import os
@@ -31,6 +32,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from explorer.runner.results import Results
 from explorer.runner.trace import Trace, failure, refused
 from explorer.runner.validate import BadResult, progress
 from explorer.runner.wire import BadAnswer, TooLarge, decode, job_message, recv, send
@@ -78,6 +80,7 @@ class WorkerPool:
         self.details = details
         self.threads = threads or max(1, (os.cpu_count() or 1) // size)  # torch's, per run
         self._slots = _Turns(size)
+        self.results = Results()  # repeatable runs' Traces, shared by every caller
         self._lock = threading.Lock()
         self._dir = tempfile.TemporaryDirectory(prefix="explorer-")
         self._socket = str(Path(self._dir.name) / "zygote.sock")
@@ -94,15 +97,22 @@ class WorkerPool:
         `keep`: backward calls to record in full besides the first and last ten;
         `on_progress`: called with each backward call's summary while the program runs."""
         limits = limits or self.limits
+        key = None
+        if seed is not None and on_progress is None:  # a run streamed as it goes runs
+            key = self.results.key(code, device, limits, seed, self.threads, keep)
+            if (kept := self.results.get(key)) is not None:
+                return dataclasses.replace(kept, reused=True)
         if not self._slots.acquire(timeout=self.wait_s):
             return failure("Busy", "The explorer is busy with other runs; try again in a moment.",
                            device=device)
         try:
             place = f"run-{uuid.uuid4().hex}"
             job = job_message(code, device, limits, seed, self.threads, keep, place)
-            trace = self._run(job, place, device, limits, on_progress)
+            trace, size = self._run(job, place, device, limits, on_progress)
             if trace.error and trace.error["type"] == "WorkerCrashed" and self._zygote_died():
-                trace = self._run(job, place, device, limits, on_progress)  # a dying zygote
+                trace, size = self._run(job, place, device, limits, on_progress)  # a dying zygote
+            if key is not None:
+                self.results.put(key, trace, size)
             return trace
         finally:
             self._slots.release()
@@ -115,14 +125,15 @@ class WorkerPool:
         self._dir.cleanup()
 
     def _run(self, job: bytes, place: str, device: str, limits: Limits,
-             on_progress: Progress | None) -> Trace:
+             on_progress: Progress | None) -> tuple[Trace, int]:
+        """The run's Trace, and the size of the worker's answer (0 if none came)."""
         try:
             conn = self._connect()
         except OSError as error:
             LOG.error("could not start a worker: %s", error)
             message = (f"Could not start a worker: {error}" if self.details
                        else "Could not start a worker; please try again in a moment.")
-            return failure("WorkerUnavailable", message, device=device)
+            return failure("WorkerUnavailable", message, device=device), 0
         started = time.monotonic()  # after a (re)start of the zygote: that is not the run's time
         watchdog: _Watchdog | None = None
         with conn:
@@ -131,9 +142,10 @@ class WorkerPool:
                 send(conn, job)
                 watchdog = _Watchdog(conn, started + limits.time_s + GRACE_S)
                 while True:  # progress updates, then the Trace
-                    message = decode(recv(conn, MAX_RESULT_BYTES))
+                    answer = recv(conn, MAX_RESULT_BYTES)
+                    message = decode(answer)
                     if "progress" not in message:
-                        return Trace.from_dict(message, limits)
+                        return Trace.from_dict(message, limits), len(answer)
                     if on_progress is not None:
                         on_progress(progress(message["progress"]))
             except TooLarge as error:
@@ -141,17 +153,17 @@ class WorkerPool:
                                f"backward steps) came to {error.size / 2**20:,.0f} MiB, more "
                                f"than the {MAX_RESULT_BYTES >> 20} MiB a run may send back. "
                                "Smaller graphs, fewer backward calls or fewer top-level "
-                               "statements help.", device=device)
+                               "statements help.", device=device), 0
             except (BadAnswer, BadResult) as error:
-                return refused(str(error), device=device)
+                return refused(str(error), device=device), 0
             except (OSError, ValueError, TypeError, KeyError):
                 late = time.monotonic() > started + limits.time_s + GRACE_S
                 if late or (watchdog is not None and watchdog.fired):
-                    return failure("TimeLimit", time_message(limits), device=device)
+                    return failure("TimeLimit", time_message(limits), device=device), 0
                 return failure("WorkerCrashed", "The run ended without an answer (its process "
                                "died, perhaps from a crash inside a library). Nothing else "
                                "was affected; try again or simplify the program.",
-                               device=device)
+                               device=device), 0
             finally:
                 if watchdog is not None:
                     watchdog.stop()  # the child is gone: nothing writes into its directory

@@ -62,6 +62,13 @@ class _Clock:
 
 
 MODULES["time"] = _Clock()
+_clock_reached = [0]  # times a program reached `time` or a clock: its run may not repeat
+
+
+def clock_reached() -> int:
+    """How many times programs reached `time` (the module or a function of it) so far in
+    this process: a run during which this grew may come out differently next time."""
+    return _clock_reached[0]
 
 SAFE_BUILTINS = (
     "abs", "all", "any", "bin", "bool", "callable", "chr", "complex", "dict", "divmod",
@@ -257,6 +264,8 @@ def _attr(obj: Any, name: str) -> Any:
         raise Refused(None, f"`.{name}` leads to raw storage, which is outside the sandbox")
     else:
         origin = getattr(value, "__module__", None)
+        if origin == "time":
+            _clock_reached[0] += 1
         if isinstance(origin, str) and _outside(origin, module=False):
             raise Refused(None, f"`.{name}` leads to `{origin}`, which is outside the sandbox")
         if _runs_by_name(value):
@@ -405,6 +414,8 @@ def _operand(op: str, value: Any) -> Any:
 
 
 def _import(name: str) -> Any:
+    if name == "time":
+        _clock_reached[0] += 1
     return MODULES[name]
 
 

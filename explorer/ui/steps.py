@@ -101,6 +101,8 @@ def show_trace(page: str, trace: Trace, code: str, lang: str) -> None:
         st.caption(plain(note))
     st.caption(text("ran_in", lang, device=plain(trace.device), threads=trace.threads,
                     ms=trace.elapsed_ms))
+    if trace.reused:
+        st.caption(text("reused", lang))
 
 
 def error_panel(trace: Trace, code: str, lang: str) -> None:
