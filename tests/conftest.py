@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,8 +21,9 @@ expect.set_options(timeout=20_000)  # two cores shared with a worker pool: be pa
 
 @pytest.fixture(scope="module")
 def pool() -> Iterator[WorkerPool]:
-    """A real worker pool with the app's limits and size (`EXPLORER_WORKERS` sets it)."""
-    workers = WorkerPool(size=settings().workers)
+    """A real worker pool with the app's limits and size (`EXPLORER_WORKERS` sets it) that
+    runs every run: no result is kept (tests/test_results.py tests those)."""
+    workers = WorkerPool(size=settings().workers, kept_bytes=0)
     yield workers
     workers.close()
 
@@ -62,3 +64,11 @@ def page(browser: Any, app_url: str) -> Iterator[Any]:
 def pytest_addoption(parser: Any) -> None:
     parser.addoption("--update-golden", action="store_true",
                      help="write tests/golden/*.json anew from this run (tests/test_golden.py)")
+
+
+def graph_viewer(at: Any) -> tuple[str, str]:
+    """The graph picture an AppTest page drew: the page its component puts in a frame, and
+    the component's script (explorer/ui/assets/graph.js)."""
+    (viewer,) = (e.proto for e in at.get("bidi_component")
+                 if e.proto.component_name.endswith("autograd_explorer.graph"))
+    return json.loads(viewer.json)["page"], viewer.js_content

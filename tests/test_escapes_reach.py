@@ -91,7 +91,7 @@ def outcomes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, d
     canary.write_text(SECRET)
     canary.chmod(0o644)
     folder.chmod(0o755)
-    pool = WorkerPool(size=2, limits=LIMITS)
+    pool = WorkerPool(size=2, limits=LIMITS, kept_bytes=0)
 
     def run(item: tuple[str, str]) -> tuple[str, tuple[Trace, float]]:
         started = time.monotonic()

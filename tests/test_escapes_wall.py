@@ -130,7 +130,7 @@ def unguarded_pool() -> Iterator[WorkerPool]:
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(box, "command", unguarded)
-        workers = WorkerPool(size=1, limits=WALL_LIMITS, require_walls=True)
+        workers = WorkerPool(size=1, limits=WALL_LIMITS, require_walls=True, kept_bytes=0)
         yield workers
         workers.close()
 

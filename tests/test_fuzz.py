@@ -177,7 +177,7 @@ def test_damaged_seed_programs(code: str, data: st.DataObject) -> None:
 
 @pytest.fixture(scope="module")
 def fuzz_pool() -> Iterator[WorkerPool]:
-    pool = WorkerPool(size=2, limits=Limits(time_s=2.0, loop_iterations=10_000))
+    pool = WorkerPool(size=2, limits=Limits(time_s=2.0, loop_iterations=10_000), kept_bytes=0)
     yield pool
     assert wait_until(lambda: run_processes(pool) == [])  # no worker left behind
     assert pool.run("print(6 * 7)").stdout == "42\n"

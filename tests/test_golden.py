@@ -87,7 +87,7 @@ def same(expected: Any, actual: Any, where: str = "") -> list[str]:
 @pytest.fixture(scope="module")
 def golden_pool() -> Iterator[WorkerPool]:
     # The run's behaviour, not its speed: a busy machine must not reach the time limit.
-    pool = WorkerPool(size=1, threads=1, limits=Limits(time_s=60))
+    pool = WorkerPool(size=1, threads=1, limits=Limits(time_s=60), kept_bytes=0)
     yield pool
     pool.close()
 

@@ -129,7 +129,7 @@ def test_the_time_stand_in_makes_nothing_but_times() -> None:
 
 
 def test_no_install_path_reaches_the_learner() -> None:
-    pool = WorkerPool(size=1)
+    pool = WorkerPool(size=1, kept_bytes=0)
     try:
         trace = pool.run("print(torch)\nprint('%r' % torch.nn)\n"
                          "torch.autograd.set_detect_anomaly(True)\n"

@@ -128,7 +128,7 @@ def test_a_hosted_pool_that_cannot_start_a_worker_names_no_path(caplog: Any) -> 
     """The pool's private directory vanishes (a /tmp cleaner): the next run cannot start a
     worker, and the OS error names that directory."""
     for details in (True, False):
-        pool = WorkerPool(size=1, details=details)
+        pool = WorkerPool(size=1, details=details, kept_bytes=0)
         home = pool._dir.name  # the pool's private directory (zygote socket, runs' homes)
         try:
             assert pool.run("x = 1").ok  # the zygote is up and serving

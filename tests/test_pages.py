@@ -9,6 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from explorer.content.examples import EXAMPLES
 from explorer.content.lessons import lessons
+from tests.conftest import graph_viewer
 
 SEED = ("x = torch.ones(2, 2, requires_grad=True)\ny = x + 2\nz = y * y * 3\nout = z.mean()\n"
         "out.backward()\nprint(x.grad)\n")
@@ -118,12 +119,12 @@ def test_the_graph_page_draws_the_seed_graph_of_the_last_assigned_tensor() -> No
     assert not at.exception
     roots = at.multiselect[0]
     assert roots.value == ["out"] and set(roots.options) == {"x", "y", "z", "out"}
-    viewer = at.get("iframe")[0].proto.srcdoc
+    viewer, _ = graph_viewer(at)
     assert all(label in viewer for label in ("MeanBackward0", "AddBackward0", "AccumulateGrad"))
     at.button(key="graph.step.first").click().run()
     assert "No tensor requires grad yet" in _text(at)  # after `import torch`? none yet
     at.button(key="graph.step.forward").click().run()
-    viewer = at.get("iframe")[0].proto.srcdoc
+    viewer, _ = graph_viewer(at)
     assert "AccumulateGrad" not in viewer and "(2, 2)" in viewer  # just the leaf x
 
 

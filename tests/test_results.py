@@ -4,6 +4,7 @@ versions give the same Trace, kept in bounded memory; anything else runs every t
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterator
 
 import pytest
 
@@ -11,6 +12,16 @@ from explorer.runner.results import Results
 from explorer.runner.trace import Trace
 from explorer.runner.worker import WorkerPool
 from explorer.safety.limits import Limits
+from explorer.serve.hosting import settings
+
+
+@pytest.fixture(scope="module")
+def pool() -> Iterator[WorkerPool]:
+    """The app's pool, keeping repeatable runs as the app's does."""
+    workers = WorkerPool(size=settings().workers)
+    yield workers
+    workers.close()
+
 
 RANDOM = "w = torch.randn(3, requires_grad=True)\nloss = (w * w).sum()\nloss.backward()\n" \
          "print(w.grad)\n"

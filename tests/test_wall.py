@@ -230,7 +230,7 @@ def test_nothing_is_left_behind(attempts: dict[str, str]) -> None:
 
 
 def test_the_pool_runs_its_zygote_in_the_box() -> None:
-    pool = WorkerPool(size=1, require_walls=True)
+    pool = WorkerPool(size=1, require_walls=True, kept_bytes=0)
     try:
         trace = pool.run("print(1 + 1)")
         assert trace.ok and trace.stdout == "2\n"

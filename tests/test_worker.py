@@ -30,7 +30,9 @@ LIMITS = Limits(time_s=TIME_S)
 
 @pytest.fixture(scope="module")
 def pool() -> Iterator[WorkerPool]:
-    pool = WorkerPool(size=2, limits=LIMITS)
+    """A pool that runs every run: these tests are about running (tests/test_results.py is
+    about the runs kept)."""
+    pool = WorkerPool(size=2, limits=LIMITS, kept_bytes=0)
     assert pool.run("pass").ok  # the zygote is up: later timings measure runs only
     yield pool
     pool.close()

@@ -438,7 +438,7 @@ class Report:
 
 def measure_wall(runs: int) -> dict[str, tuple[float, float]]:
     """Median seconds per run of a few programs, walled and bare, run turn about."""
-    walled, bare = WorkerPool(size=1), _bare_pool()
+    walled, bare = WorkerPool(size=1, kept_bytes=0), _bare_pool()
     programs = {"print(1)": "print(1)", "autograd-basics": by_key("autograd-basics").code}
     times: dict[str, tuple[list[float], list[float]]] = {k: ([], []) for k in programs}
     try:
@@ -460,7 +460,7 @@ def _bare_pool() -> WorkerPool:
     """A pool without the box and the lock: the path runs took before the wall."""
     with mock.patch("explorer.safety.box.missing", return_value="measured without"), \
             mock.patch("explorer.safety.confine.missing", return_value=["measured without"]):
-        return WorkerPool(size=1)
+        return WorkerPool(size=1, kept_bytes=0)
 
 
 def measure(quick: bool, progress: Callable[[str], None]) -> Report:
@@ -470,7 +470,7 @@ def measure(quick: bool, progress: Callable[[str], None]) -> Report:
     report = Report(quick)
     sizes = QUICK_OPS if quick else FULL_OPS
     started = time.perf_counter()
-    pool = WorkerPool(size=POOL_SIZE)
+    pool = WorkerPool(size=POOL_SIZE, kept_bytes=0)  # every run runs: what it costs
     report.threads = pool.threads
     try:
         pool.run(by_key("autograd-basics").code)

@@ -11,6 +11,8 @@ run's caption ("Ran on …") and no error or warning.
 Scenarios: `lesson` (everyone runs the same lesson program), `distinct` (every run's program
 differs), `hosted` (the lesson, with the server in hosted mode). Each prints one line:
 `classroom: scenario=… sessions=N runs=R p50_s=x p95_s=y errors=E cache_hits=H`; then the
+calibration (4 learners' typed programs timed by this client and by Chromium:
+`classroom: calibration sessions=4 protocol_p50_s=x browser_p50_s=y ratio=r`); last, the
 knee, the fewest sessions at which the lesson's p95 passes KNEE_S:
 `classroom: knee_sessions=N`.
 """
@@ -33,7 +35,7 @@ import websockets
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-from explorer.bench.served import app
+from explorer.bench.served import CHROMIUM, CHROMIUM_ARGS, app
 from explorer.content.examples import by_key
 from explorer.content.i18n import text
 from explorer.views.permalink import encode_code
@@ -93,10 +95,10 @@ class Learner:
             widget.id = f"$$STREAMLIT_INTERNAL_KEY_{self.editor}__events"  # its events' id
             widget.json_trigger_value = json.dumps([{"event": "run", "value": editor_run}])
         started = time.perf_counter()
-        await self.socket.send(message.SerializeToString())
         ran, reused, problem = False, False, ""
         try:
             async with asyncio.timeout(RUN_TIMEOUT_S):
+                await self.socket.send(message.SerializeToString())
                 while True:
                     reply = ForwardMsg()
                     reply.ParseFromString(await self.socket.recv())
@@ -171,6 +173,63 @@ async def _class(url: str, sessions: int, duration_s: float, interval_s: float,
     return runs
 
 
+async def _calibration(url: str, sessions: int, runs: int) -> tuple[list[float], list[float]]:
+    """The same work from this client and from Debian's Chromium, one after the other:
+    `sessions` learners each open the lesson link and then run `runs` programs of their own,
+    typed into the editor and run with Ctrl+Enter. Their latencies, in seconds."""
+    from playwright.async_api import async_playwright, expect
+
+    lesson = by_key(LESSON).code
+
+    def program(who: str, learner: int, run: int) -> str:
+        return f"{lesson}print('{who}-{learner}-{run}')\n"
+
+    async def protocol(number: int) -> list[float]:
+        async with connect(url) as socket:
+            session = Learner(socket)
+            await session.open(lesson)
+            return [(await session.type_and_run(program("p", number, run))).latency_s
+                    for run in range(runs)]
+
+    async def browser(chromium: Any, number: int) -> list[float]:
+        context = await chromium.new_context(viewport={"width": 1400, "height": 1000})
+        try:
+            page = await context.new_page()
+            await page.goto(f"{url}/{PAGE}?code={encode_code(lesson)}&lang=en")
+            await expect(page.get_by_text(RAN).first).to_be_visible(timeout=RUN_TIMEOUT_S * 1e3)
+            taken = []
+            for run in range(runs):
+                code = program("b", number, run)
+                await page.get_by_label("Code").fill(code)
+                started = time.perf_counter()
+                await page.get_by_label("Code").press("Control+Enter")
+                token = code.splitlines()[-1].split("'")[1]
+                await expect(page.get_by_text(token, exact=True).last).to_be_visible(
+                    timeout=RUN_TIMEOUT_S * 1e3)
+                taken.append(time.perf_counter() - started)
+            return taken
+        finally:
+            await context.close()
+
+    mine = await asyncio.gather(*(protocol(i) for i in range(sessions)))
+    async with async_playwright() as playwright:
+        chromium = await playwright.chromium.launch(executable_path=CHROMIUM,
+                                                    args=CHROMIUM_ARGS)
+        try:
+            theirs = await asyncio.gather(*(browser(chromium, i) for i in range(sessions)))
+        finally:
+            await chromium.close()
+    return [t for run in mine for t in run], [t for run in theirs for t in run]
+
+
+def calibration(url: str, sessions: int = 4, runs: int = 5) -> str:
+    """This client against the browser client on the same work, as a printed line."""
+    mine, theirs = play(_calibration(url, sessions, runs))
+    protocol, browser = statistics.median(mine), statistics.median(theirs)
+    return (f"classroom: calibration sessions={sessions} protocol_p50_s={protocol:.3f} "
+            f"browser_p50_s={browser:.3f} ratio={protocol / browser:.2f}")
+
+
 def scenario(url: str, sessions: int, duration_s: float, interval_s: float,
              distinct: bool = False) -> list[Run]:
     """`sessions` learners for `duration_s` seconds, each pressing Run every `interval_s`."""
@@ -218,6 +277,8 @@ def classroom(quick: bool, progress: Callable[[str], None]) -> list[str]:
             runs = scenario(url, sessions, duration, interval, distinct)
             lines.append(line(name, sessions, runs))
             problems += [r.problem for r in runs if not r.ok]
+        progress("classroom: calibration against Chromium, 4 sessions")
+        calibrated = calibration(url, runs=2 if quick else 5)
         counts = (2, 4) if quick else (25, 50, 100, 150, 200, 300)
         knee = f">{counts[-1]}"  # not reached
         for count in counts:
@@ -230,8 +291,9 @@ def classroom(quick: bool, progress: Callable[[str], None]) -> list[str]:
         runs = scenario(url, sessions, duration, interval)
         lines.append(line("hosted", sessions, runs))
         problems += [r.problem for r in runs if not r.ok]
-    lines.append(f"classroom: knee_sessions={knee}")
+    lines.append(calibrated)
     if problems:
         seen = statistics.multimode(problems)
         lines.append(f"classroom: most frequent problem: {seen[0]!r} ({problems.count(seen[0])})")
+    lines.append(f"classroom: knee_sessions={knee}")
     return lines

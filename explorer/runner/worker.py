@@ -32,7 +32,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from explorer.runner.results import Results
+from explorer.runner.results import MAX_BYTES, Results
 from explorer.runner.trace import Trace, failure, refused
 from explorer.runner.validate import BadResult, progress
 from explorer.runner.wire import BadAnswer, TooLarge, decode, job_message, recv, send
@@ -61,11 +61,13 @@ class WorkerPool:
     path, an OS error) in the Trace; the cause goes to the server's log either way. With
     `require_walls`, a machine that cannot build the box or lock a run raises WallMissing
     (saying what is missing) instead of running programs with a warning in the log.
-    `threads`: torch's threads per run (default: the cores shared out between the runs)."""
+    `threads`: torch's threads per run (default: the cores shared out between the runs).
+    `kept_bytes`: how much of repeatable runs' Traces is kept and given again
+    (explorer.runner.results; 0 keeps none: every run runs)."""
 
     def __init__(self, size: int = 2, limits: Limits = Limits(), wait_s: float = 30.0,
                  details: bool = True, require_walls: bool = False,
-                 threads: int | None = None) -> None:
+                 threads: int | None = None, kept_bytes: int = MAX_BYTES) -> None:
         gaps = [gap for gap in (box.missing(), *confine.missing()) if gap]
         if gaps and require_walls:
             raise WallMissing("Programs cannot be walled off from this machine: "
@@ -80,7 +82,7 @@ class WorkerPool:
         self.details = details
         self.threads = threads or max(1, (os.cpu_count() or 1) // size)  # torch's, per run
         self._slots = _Turns(size)
-        self.results = Results()  # repeatable runs' Traces, shared by every caller
+        self.results = Results(kept_bytes)  # repeatable runs' Traces, for every caller
         self._lock = threading.Lock()
         self._dir = tempfile.TemporaryDirectory(prefix="explorer-")
         self._socket = str(Path(self._dir.name) / "zygote.sock")

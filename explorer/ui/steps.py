@@ -27,17 +27,16 @@ def step_controls(key: str, count: int, lang: str, param: str = "step",
     restore(param, key)
     st.session_state[key] = max(1, min(st.session_state.get(key, count), count))
 
-    def move(label: str) -> None:  # from the step at the click: keys pressed fast all count
-        now = st.session_state[key]
-        to = {"first": 1, "back": now - 1, "forward": now + 1, "last": count}[label]
+    def move(to: int) -> None:
         st.session_state[key] = max(1, min(to, count))
         st.session_state[f"{key}.playing"] = False
 
     now = st.session_state[key]
-    ends = {"first": now == 1, "back": now == 1, "forward": now == count, "last": now == count}
-    for column, (label, end) in zip(st.columns(4), ends.items(), strict=True):
-        column.button(text(label, lang), key=f"{key}.{label}", on_click=move, args=(label,),
-                      disabled=end, width="stretch", shortcut=KEYS.get(label) if player else None)
+    labels = (("first", 1), ("back", now - 1), ("forward", now + 1), ("last", count))
+    for column, (label, to) in zip(st.columns(4), labels, strict=True):
+        column.button(text(label, lang), key=f"{key}.{label}", on_click=move, args=(to,),
+                      disabled=to == now or not 1 <= to <= count, width="stretch",
+                      shortcut=KEYS.get(label) if player else None)
     if player and count > 1:
         _player(key, count, lang)
     if count > 1:
