@@ -54,6 +54,8 @@ def test_what_decides_a_run_is_in_its_key(pool: WorkerPool) -> None:
 @pytest.mark.parametrize("code", [
     "import time\nprint(time.perf_counter() > 0)\n",  # reaches the clock
     "from time import monotonic\nstart = monotonic()\n",
+    "r = np.random.default_rng()\nprint(r.random())\n",  # draws on entropy
+    "g = torch.Generator()\ng.seed()\nprint(torch.rand(1, generator=g))\n",
     "while True:\n    x = 1\n",  # runs out of time
 ])
 def test_a_run_that_may_not_repeat_is_run_every_time(pool: WorkerPool, code: str) -> None:

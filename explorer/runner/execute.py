@@ -28,7 +28,7 @@ from explorer.runner.modules import Modules
 from explorer.runner.snapshot import snapshot
 from explorer.runner.trace import Step, Trace, error_info, failure
 from explorer.safety import sandbox
-from explorer.safety.guards import Guards, Output, clock_reached
+from explorer.safety.guards import Guards, Output, unrepeatable_reached
 from explorer.safety.limits import LimitExceeded, Limits, TimeLimit, memory_message, time_message
 
 FILENAME = "<program>"
@@ -67,7 +67,7 @@ def execute(code: str, *, device: str = "cpu", limits: Limits = Limits(),
         np.random.seed(seed)
         random.seed(seed)
     out = Output(limits.output_chars)
-    clocks = clock_reached()
+    reached = unrepeatable_reached()
     guards = Guards(limits, out)
     namespace = guards.namespace()
     trace = Trace(ok=True, notes=list(program.notes), device=device,
@@ -115,7 +115,7 @@ def execute(code: str, *, device: str = "cpu", limits: Limits = Limits(),
     except BaseException:  # noqa: BLE001 - state after a memory error may not be describable
         trace.notes.append("The variables could not be described after the error.")
     trace.elapsed_ms = (time.perf_counter() - started) * 1000
-    trace.repeatable = (seed is not None and clock_reached() == clocks
+    trace.repeatable = (seed is not None and unrepeatable_reached() == reached
                         and not (trace.error and trace.error["type"] in UNREPEATABLE))
     return trace
 

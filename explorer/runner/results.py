@@ -2,8 +2,8 @@
 with the same limits, threads and versions, gives the same Trace again. A class that runs a
 lesson's program computes it once.
 
-Only repeatable runs are kept (Trace.repeatable: seeded, no clock reached, no time or memory
-limit hit); the memory they take is bounded, the least recently used going first.
+Only repeatable runs are kept (Trace.repeatable: seeded, no clock or entropy reached, no time
+or memory limit hit); the memory they take is bounded, the least recently used going first.
 """
 
 from __future__ import annotations

@@ -62,13 +62,20 @@ class _Clock:
 
 
 MODULES["time"] = _Clock()
-_clock_reached = [0]  # times a program reached `time` or a clock: its run may not repeat
+# The names of what draws on the machine's entropy, or seeds from it when given no seed
+# (`torch.seed`, a Generator's `.seed()`, `np.random.default_rng()`, NumPy's bit generators,
+# `random.SystemRandom`...): a run that reaches one (or `time`) may come out differently
+# next time.
+ENTROPY = frozenset({"seed", "seed_all", "default_rng", "SeedSequence", "RandomState",
+                     "Random", "SystemRandom", "Generator", "BitGenerator", "PCG64",
+                     "PCG64DXSM", "MT19937", "Philox", "SFC64"})
+_unrepeatable = [0]  # times programs reached one of them, or `time`
 
 
-def clock_reached() -> int:
-    """How many times programs reached `time` (the module or a function of it) so far in
-    this process: a run during which this grew may come out differently next time."""
-    return _clock_reached[0]
+def unrepeatable_reached() -> int:
+    """How many times programs reached `time`, one of its clocks or a source of entropy so
+    far in this process: a run during which this grew may come out differently next time."""
+    return _unrepeatable[0]
 
 SAFE_BUILTINS = (
     "abs", "all", "any", "bin", "bool", "callable", "chr", "complex", "dict", "divmod",
@@ -264,8 +271,8 @@ def _attr(obj: Any, name: str) -> Any:
         raise Refused(None, f"`.{name}` leads to raw storage, which is outside the sandbox")
     else:
         origin = getattr(value, "__module__", None)
-        if origin == "time":
-            _clock_reached[0] += 1
+        if origin == "time" or getattr(value, "__name__", None) in ENTROPY:
+            _unrepeatable[0] += 1
         if isinstance(origin, str) and _outside(origin, module=False):
             raise Refused(None, f"`.{name}` leads to `{origin}`, which is outside the sandbox")
         if _runs_by_name(value):
@@ -415,7 +422,7 @@ def _operand(op: str, value: Any) -> Any:
 
 def _import(name: str) -> Any:
     if name == "time":
-        _clock_reached[0] += 1
+        _unrepeatable[0] += 1
     return MODULES[name]
 
 

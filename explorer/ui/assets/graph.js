@@ -2,7 +2,7 @@
 // labels come from the learner's program), with pan and zoom there. A click on a node there
 // sends the node's id here, and only an id: here it becomes the "node" trigger for Python.
 const frames = new WeakMap();
-const NODE_ID = /^[A-Za-z0-9_]{1,64}$/;
+const NODE_ID = /^[\w.[\]]{1,200}$/;  // as explorer/runner/validate.py checks node ids
 
 export default function (component) {
   const { data, parentElement } = component;
@@ -16,7 +16,8 @@ export default function (component) {
     parentElement.appendChild(frame);
     const heard = (event) => {
       const node = event.data && event.data.node;
-      if (event.source === frame.contentWindow && typeof node === "string" && NODE_ID.test(node)) {
+      if (event.source === frame.contentWindow && typeof node === "string"
+          && NODE_ID.test(node)) {
         state.send("node", node);
       }
     };
