@@ -11,8 +11,9 @@ run's caption ("Ran on …") and no error or warning.
 Scenarios: `lesson` (everyone runs the same lesson program), `distinct` (every run's program
 differs), `hosted` (the lesson, with the server in hosted mode). Each prints one line:
 `classroom: scenario=… sessions=N runs=R p50_s=x p95_s=y errors=E cache_hits=H`; then the
-calibration (4 learners' typed programs timed by this client and by Chromium:
-`classroom: calibration sessions=4 protocol_p50_s=x browser_p50_s=y ratio=r`); last, the
+calibration (4 learners' typed programs timed by this client and, side by side, by Chromium,
+to the same "script finished" message and to the output drawn: `classroom: calibration
+sessions=4 protocol_p50_s=x browser_p50_s=y ratio=r browser_drawn_p50_s=z`); last, the
 knee, the fewest sessions at which the lesson's p95 passes KNEE_S:
 `classroom: knee_sessions=N`.
 """
@@ -173,62 +174,98 @@ async def _class(url: str, sessions: int, duration_s: float, interval_s: float,
     return runs
 
 
-async def _calibration(url: str, sessions: int, runs: int) -> tuple[list[float], list[float]]:
-    """The same work from this client and from Debian's Chromium, one after the other:
-    `sessions` learners each open the lesson link and then run `runs` programs of their own,
-    typed into the editor and run with Ctrl+Enter. Their latencies, in seconds."""
+CALIBRATION_PACE_S = 1.5  # between one learner's runs in the calibration
+
+
+@dataclass
+class Calibration:
+    """The calibration's latencies, in seconds: this client's (to "script finished"), and
+    the browser's to the same message on its websocket and to the run's output drawn."""
+
+    protocol: list[float]
+    browser: list[float]
+    drawn: list[float]
+
+
+async def _calibration(url: str, sessions: int, runs: int) -> Calibration:
+    """The same work from this client and from Debian's Chromium, side by side: `sessions`
+    learners of each open the lesson link; once all have, each runs `runs` programs of its
+    own, one every CALIBRATION_PACE_S, typed into the editor and run with Ctrl+Enter."""
     from playwright.async_api import async_playwright, expect
 
     lesson = by_key(LESSON).code
+    opened = asyncio.Barrier(2 * sessions)
+    result = Calibration([], [], [])
 
     def program(who: str, learner: int, run: int) -> str:
         return f"{lesson}print('{who}-{learner}-{run}')\n"
 
-    async def protocol(number: int) -> list[float]:
+    async def paced(run: int, begun: float) -> None:
+        await asyncio.sleep(max(0.0, begun + run * CALIBRATION_PACE_S - time.monotonic()))
+
+    async def protocol(number: int) -> None:
         async with connect(url) as socket:
             session = Learner(socket)
             await session.open(lesson)
-            return [(await session.type_and_run(program("p", number, run))).latency_s
-                    for run in range(runs)]
+            await opened.wait()
+            begun = time.monotonic()
+            for run in range(runs):
+                await paced(run, begun)
+                result.protocol.append(
+                    (await session.type_and_run(program("p", number, run))).latency_s)
 
-    async def browser(chromium: Any, number: int) -> list[float]:
+    async def browser(chromium: Any, number: int) -> None:
         context = await chromium.new_context(viewport={"width": 1400, "height": 1000})
+        finished: asyncio.Queue[float] = asyncio.Queue()  # "script finished" heard, when
+
+        def heard(frame: bytes | str) -> None:
+            message = ForwardMsg()
+            message.ParseFromString(frame if isinstance(frame, bytes) else frame.encode())
+            if message.WhichOneof("type") == "script_finished":
+                finished.put_nowait(time.perf_counter())
+
         try:
             page = await context.new_page()
+            page.on("websocket", lambda socket: socket.on("framereceived", heard))
             await page.goto(f"{url}/{PAGE}?code={encode_code(lesson)}&lang=en")
             await expect(page.get_by_text(RAN).first).to_be_visible(timeout=RUN_TIMEOUT_S * 1e3)
-            taken = []
+            await opened.wait()
+            begun = time.monotonic()
             for run in range(runs):
                 code = program("b", number, run)
                 await page.get_by_label("Code").fill(code)
+                await paced(run, begun)
+                while not finished.empty():
+                    finished.get_nowait()
                 started = time.perf_counter()
                 await page.get_by_label("Code").press("Control+Enter")
                 token = code.splitlines()[-1].split("'")[1]
                 # the run's last statement, or what it printed, shows the token: it is drawn
                 output = page.locator("[data-testid='stCode']").filter(has_text=token).first
                 await expect(output).to_be_visible(timeout=RUN_TIMEOUT_S * 1e3)
-                taken.append(time.perf_counter() - started)
-            return taken
+                result.drawn.append(time.perf_counter() - started)
+                result.browser.append(await finished.get() - started)
         finally:
             await context.close()
 
-    mine = await asyncio.gather(*(protocol(i) for i in range(sessions)))
     async with async_playwright() as playwright:
         chromium = await playwright.chromium.launch(executable_path=CHROMIUM,
                                                     args=CHROMIUM_ARGS)
-        try:
-            theirs = await asyncio.gather(*(browser(chromium, i) for i in range(sessions)))
+        try:  # side by side: both see the same load
+            await asyncio.gather(*(protocol(i) for i in range(sessions)),
+                                 *(browser(chromium, i) for i in range(sessions)))
         finally:
             await chromium.close()
-    return [t for run in mine for t in run], [t for run in theirs for t in run]
+    return result
 
 
 def calibration(url: str, sessions: int = 4, runs: int = 5) -> str:
     """This client against the browser client on the same work, as a printed line."""
-    mine, theirs = play(_calibration(url, sessions, runs))
-    protocol, browser = statistics.median(mine), statistics.median(theirs)
+    seen = play(_calibration(url, sessions, runs))
+    protocol, browser = statistics.median(seen.protocol), statistics.median(seen.browser)
     return (f"classroom: calibration sessions={sessions} protocol_p50_s={protocol:.3f} "
-            f"browser_p50_s={browser:.3f} ratio={protocol / browser:.2f}")
+            f"browser_p50_s={browser:.3f} ratio={protocol / browser:.2f} "
+            f"browser_drawn_p50_s={statistics.median(seen.drawn):.3f}")
 
 
 def scenario(url: str, sessions: int, duration_s: float, interval_s: float,
