@@ -52,7 +52,7 @@ from explorer.runner.trace import Trace
 from explorer.runner.worker import WorkerPool
 from explorer.safety.limits import Limits
 from explorer.views.animation import figure, frames_of
-from explorer.views.render import positions, svg
+from explorer.views.render import TooLarge, positions, svg
 
 # PyTorch is imported only once the worker runs are measured, so that this process is, like
 # the app's server, without it while it drives the pool.
@@ -181,16 +181,20 @@ def deep(work: Callable[[], Any], depth: int) -> Any:
     return out["value"]
 
 
-def explorer_drawing(ops: int) -> float:
+def explorer_drawing(ops: int) -> float | None:
     """Seconds for the explorer's drawing of the chain built here — explorer.runner.graph.record,
-    the uncollapsed view and its SVG: the picture torchviz draws, plus hover tooltips."""
+    the uncollapsed view and its SVG: the picture torchviz draws, plus hover tooltips. None
+    where the app refuses to lay out that many nodes (explorer.views.render.MAX_STATEMENTS)."""
     from explorer.runner.graph import Ids, record
 
     roots = _torch_chain(ops)
     started = time.perf_counter()
     graph = record(roots, Ids(), SCALE_LIMITS.graph_nodes)
     assert graph is not None
-    svg(view(graph, collapse=False).dot, timeout_s=600)
+    try:
+        svg(view(graph, collapse=False).dot, timeout_s=600)
+    except TooLarge:
+        return None
     return time.perf_counter() - started
 
 
@@ -204,7 +208,7 @@ class Scale:
     torchviz_s: float | None  # None: RecursionError at Python's default recursion limit
     raised_s: float  # torchviz with the recursion limit raised
     torchviz_nodes: int
-    drawing_s: float
+    drawing_s: float | None  # None: more than the app lays out uncollapsed
     flat: Served | None = None  # uncollapsed; None where it failed
     flat_error: str = ""
 
@@ -223,7 +227,7 @@ def measure_scale(pool: WorkerPool, ops: int, repeats: int, baselines: int) -> S
     served: list[Served] = []
     plain: list[float | None] = []
     raised: list[float] = []
-    drawing: list[float] = []
+    drawing: list[float | None] = []
     nodes = 0
     for i in range(max(repeats, baselines)):
         if i < repeats:
@@ -237,8 +241,10 @@ def measure_scale(pool: WorkerPool, ops: int, repeats: int, baselines: int) -> S
             raised.append(seconds)
             drawing.append(explorer_drawing(ops))
     ok = [s for s in plain if s is not None]
+    drawn = [s for s in drawing if s is not None]
     result = Scale(ops, _median_served(served), statistics.median(ok) if ok else None,
-                   statistics.median(raised), nodes, statistics.median(drawing))
+                   statistics.median(raised), nodes,
+                   statistics.median(drawn) if drawn else None)
     try:
         result.flat = serve(pool, chain(ops), SCALE_LIMITS, collapse=False)
     except Exception as error:  # noqa: BLE001 - e.g. graphviz's time limit: report it
@@ -534,13 +540,16 @@ def render(report: Report) -> str:
             "same graph; raised = the same with the recursion limit raised; ratio = total / "
             "torchviz (raised where it fails).",
             "drawing = the explorer drawing that torch graph (explorer.runner.graph.record + "
-            "uncollapsed view + dot SVG); draw_ratio = drawing / torchviz.",
+            "uncollapsed view + dot SVG; TooLarge: more than the app lays out); draw_ratio = "
+            "drawing / torchviz.",
             _table(["ops", "nodes", "torchviz", "raised", "tv_nodes", "drawing", "draw_ratio",
                     "run", "view", "layout", "figure", "total", "ratio"],
                    [[str(s.ops), str(s.served.nodes),
                      _ms(s.torchviz_s) if s.torchviz_s is not None else "RecursionError",
-                     _ms(s.raised_s), str(s.torchviz_nodes), _ms(s.drawing_s),
-                     f"{s.drawing_s / s.baseline:.2f}x", _ms(s.served.run), _ms(s.served.view),
+                     _ms(s.raised_s), str(s.torchviz_nodes),
+                     _ms(s.drawing_s) if s.drawing_s is not None else "TooLarge",
+                     f"{s.drawing_s / s.baseline:.2f}x" if s.drawing_s is not None else "-",
+                     _ms(s.served.run), _ms(s.served.view),
                      _ms(s.served.layout), _ms(s.served.figure), _ms(s.served.total),
                      f"{s.ratio:.2f}x"] for s in report.scales]), ""]
     out += ["== 2. Seed programs, warm (WorkerPool as the app's, app limits) ==",
@@ -614,7 +623,8 @@ def targets(report: Report) -> list[str]:
                 f"{worst.ratio:.2f}x at {worst.served.nodes} nodes ("
                 + ", ".join(f"{s.served.nodes}: {s.ratio:.2f}x" for s in small)
                 + "); the drawing alone: "
-                + ", ".join(f"{s.served.nodes}: {s.drawing_s / s.baseline:.2f}x" for s in small)),
+                + ", ".join(f"{s.served.nodes}: {s.drawing_s / s.baseline:.2f}x" for s in small
+                            if s.drawing_s is not None)),
         verdict(big.served.total < BIG_TARGET_S and big.served.error is None,
                 f"{big.served.nodes}-node graph (collapsed) < {BIG_TARGET_S:.0f} s: "
                 f"{big.served.total:.2f} s"),
