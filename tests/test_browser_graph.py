@@ -45,6 +45,7 @@ def test_the_graph_page_shows_the_seed_graph_as_svg(page: Any, app_url: str) -> 
     expect(page.locator(".cm-step-line")).to_have_text("y = x + 2")
     expect(page.get_by_role("table")).to_contain_text("AddBackward0")
     expect(add).to_have_class("node chosen")
+    page.screenshot(path=ARTIFACTS / "graph-clicked.png")
     # A drag that starts on a node pans: it chooses nothing.
     box = svg.locator("g.node", has_text="MeanBackward0").bounding_box()
     page.mouse.move(box["x"] + 5, box["y"] + 5)
