@@ -62,7 +62,7 @@ def backward_pass(page: str, trace: Trace, lang: str, chosen: int | None = None,
         st.caption(text("batched", lang, steps=len(call["steps"]), frames=len(batches)))
     numbers = st.toggle(text("numbers_on_picture", lang), key=f"{page}.numbers",
                         value=len(layout["nodes"]) <= NUMBERS_UP_TO)
-    line = timeline(trace, call, forward=code is not None)
+    line = timeline(trace, call, forward=code is not None, shown=shown)
     if line.built:
         st.caption(text("timeline_help", lang))
     st.markdown(f"#### {text('engine_steps', lang)}")

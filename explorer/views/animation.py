@@ -172,12 +172,6 @@ def growing(call: dict[str, Any], layout: dict[str, Any], svg: str,
     hidden = [n for n in boxes if n not in made]
     veiled = [points for tail, head, points in layout["edges"]
               if tail not in made or head not in made]
-    xs: list[float | None] = []
-    ys: list[float | None] = []
-    for n in hidden:
-        x, y, w, h = boxes[n]
-        xs += [x - w / 2 - 2, x + w / 2 + 2, x + w / 2 + 2, x - w / 2 - 2, x - w / 2 - 2, None]
-        ys += [y - h / 2 - 2, y - h / 2 - 2, y + h / 2 + 2, y + h / 2 + 2, y - h / 2 - 2, None]
     x0, _, _, y1 = layout["bb"]
     chart.update_traces(selector=OUTLINE, **_outline(
         [n for n in dict.fromkeys(where.get(n, n) for n in new) if n in boxes], boxes))
@@ -185,8 +179,8 @@ def growing(call: dict[str, Any], layout: dict[str, Any], svg: str,
     chart.add_traces([
         _scatter(**_lines(veiled), mode="lines", line={"color": "white", "width": 9},
                  opacity=0.85, **_SKIP),
-        _scatter(**_points(xs, ys), mode="lines", fill="toself", fillcolor="white",
-                 line={"width": 0}, opacity=0.85, **_SKIP)])
+        _scatter(**_outline(hidden, boxes, pad=2), mode="lines", fill="toself",
+                 fillcolor="white", line={"width": 0}, opacity=0.85, **_SKIP)])
     return chart
 
 
@@ -328,12 +322,13 @@ def _marks(nodes: list[str], boxes: dict[str, tuple]) -> dict[str, Any]:
                    [round(boxes[n][1] + boxes[n][3] / 2, 1) for n in nodes])
 
 
-def _outline(nodes: list[str], boxes: dict[str, tuple]) -> dict[str, Any]:
+def _outline(nodes: list[str], boxes: dict[str, tuple], pad: float = 3) -> dict[str, Any]:
+    """A closed rectangle `pad` points around each node's box."""
     xs: list[float | None] = []
     ys: list[float | None] = []
     for n in nodes:
         x, y, w, h = boxes[n]
-        left, right, low, high = x - w / 2 - 3, x + w / 2 + 3, y - h / 2 - 3, y + h / 2 + 3
+        left, right, low, high = x - w / 2 - pad, x + w / 2 + pad, y - h / 2 - pad, y + h / 2 + pad
         xs += [left, right, right, left, left, None]
         ys += [low, low, high, high, low, None]
     return _points(xs, ys)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from explorer.runner.graph_view import View
 from explorer.runner.trace import Trace
 from explorer.views.export import animation_view
 
@@ -41,15 +42,17 @@ class Timeline:
         return frozenset().union(*(b.added for b in self.built[:index + 1]))
 
 
-def timeline(trace: Trace, call: dict[str, Any], forward: bool = True) -> Timeline:
+def timeline(trace: Trace, call: dict[str, Any], forward: bool = True,
+             shown: View | None = None) -> Timeline:
     """The timeline of backward `call` of `trace`; without its statements if not `forward`.
+    `shown`: the call's picture (explorer.views.export.animation_view), if already made.
     A node belongs to the first step whose graph holds it (explorer.runner.graph_view's
     node_lines: ids are stable through a run); one no step's graph held (made and freed
     within a statement), to the last statement that built the graph."""
     if not forward:
         return Timeline((), len(call["steps"]))
-    wanted = {m for i, n in animation_view(trace, call).nodes.items()  # what the picture shows
-              for m in n.get("members", [i])}
+    shown = shown or animation_view(trace, call)
+    wanted = {m for i, n in shown.nodes.items() for m in n.get("members", [i])}  # its nodes
     seen: set[str] = set()
     built = []
     for index, step in enumerate(trace.steps):
