@@ -113,12 +113,32 @@ def test_autograd_grad_is_recorded_and_library_internals_are_not() -> None:
     assert trace.backward[0]["leaf_grads"] == []  # grad() returns, it writes no .grad
 
 
-def test_a_long_training_loop_keeps_the_first_and_last_calls() -> None:
-    code = ("w = torch.ones(3, requires_grad=True)\nfor i in range(30):\n"
-            "    loss = (w * 2).sum()\n    loss.backward()\n")
+def test_a_long_training_loop_records_its_first_calls_then_ever_further_apart() -> None:
+    code = ("w = torch.ones(3, requires_grad=True)\nfor i in range(50):\n"
+            "    loss = (w * i).sum()\n    loss.backward()\n")
     trace = execute(code)
-    assert [c["call"] for c in trace.backward] == [*range(1, 11), *range(21, 31)]
-    assert any("30 times" in note for note in trace.notes)
+    assert [c["call"] for c in trace.backward] == [*range(1, 11), 20, 40]
+    assert any("50 times" in note for note in trace.notes)
+    # every call is summarised, those not recorded in full too: after call k, each of w.grad's
+    # three elements is 0 + 1 + … + (k - 1)
+    assert [s["value"] for s in trace.losses] == [3.0 * i for i in range(50)]
+    assert [s["grad_norms"]["w"] for s in trace.losses] == pytest.approx(
+        [3 ** 0.5 * k * (k - 1) / 2 for k in range(1, 51)])
+    full = {c["call"]: c["leaf_grads"][0]["grad"]["norm"] for c in trace.backward}
+    assert all(full[k] == trace.losses[k - 1]["grad_norms"]["w"] for k in full)
+
+
+def test_a_call_asked_for_is_recorded_in_full() -> None:
+    code = ("w = torch.ones(2, requires_grad=True)\nfor i in range(1000):\n"
+            "    w.grad = None\n    (w * 2).sum().backward()\n")
+    trace = execute(code, keep=(999,))
+    assert [c["call"] for c in trace.backward] == [*range(1, 11), 20, 40, 80, 160, 320, 640,
+                                                   999]
+    called = trace.backward[-1]
+    assert [s["name"] for s in called["steps"]] == ["SumBackward0", "MulBackward0",
+                                                    "AccumulateGrad"]
+    assert called["leaf_grads"][0]["grad"]["values"] == [2.0, 2.0]
+    assert len(trace.losses) == 1000
 
 
 def test_every_rule_names_the_ops_the_lessons_use() -> None:

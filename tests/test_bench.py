@@ -12,7 +12,7 @@ import pytest
 from explorer.content.examples import EXAMPLES
 from tests.conftest import ROOT
 
-SECTIONS = ("== 1. Pipeline vs bare torchviz", "== 2. Seed programs", "== 3. Animation figure",
+SECTIONS = ("== 1. Pipeline vs bare torchviz", "== 2. Seed programs", "== 3. The animation",
             "== 4. Memory over", "== 5. Where the time goes ==", "== 6. The wall's cost",
             "== Targets ==")
 NUMBER = re.compile(r"[+-]?\d+(\.\d+)?x?")
@@ -44,8 +44,10 @@ def test_every_section_and_target_is_printed(report: str) -> None:
     for title in SECTIONS:
         assert title in report, title
     verdicts = report.split("== Targets ==")[1].strip().splitlines()
-    assert len(verdicts) == 5
+    assert len(verdicts) == 6
     assert all(line.startswith(("PASS  ", "MISS  ")) for line in verdicts)
+    loops = next(line for line in verdicts if "training loops (seeds" in line)
+    assert loops.count("(500 calls)") == 2  # the seed's two 500-iteration loops, timed
 
 
 def test_the_tables_hold_numbers(report: str) -> None:

@@ -68,6 +68,8 @@ RATIO_UP_TO_NODES = 2_500  # "up to ~2,000 nodes": every size but the ~10,000-no
 BIG_TARGET_S = 5.0
 BIG_FIGURE_MB = 10.0
 GROWTH_MIB = 5.0  # RSS growth over all runs still counted as noise
+LOOP_TARGET = 2.0  # a seed training loop, end to end, against its time in plain PyTorch
+LOOP_CALLS = 100  # backward calls that make a seed program a training loop
 
 
 def chain(ops: int, then_backward: bool = True) -> str:
@@ -81,8 +83,9 @@ def chain(ops: int, then_backward: bool = True) -> str:
 class Served:
     """What the server does for one program, in seconds: run it in a worker (fork, run,
     Trace as JSON, parse), then the Backward page's view, layout (one `dot` run for
-    positions and SVG) and figure (built, then serialised as st.plotly_chart does) — or,
-    without a backward call, the Graph page's view and SVG."""
+    positions and SVG) and figure at the engine's first step (built, then serialised as
+    st.plotly_chart does) — or, without a backward call, the Graph page's view and SVG. Apart
+    from the page: the animation the page offers as a download, its seconds and bytes."""
 
     run: float
     view: float = 0.0
@@ -91,7 +94,9 @@ class Served:
     in_child: float = 0.0  # of `run`: the worker's own execute() (Trace.elapsed_ms)
     nodes: int = 0  # of the graph drawn: at the backward call, else after the last step
     steps: int = 0  # engine steps of the backward call animated
-    figure_bytes: int = 0
+    calls: int = 0  # backward calls the program made
+    animation: float = 0.0
+    animation_bytes: int = 0
     error: str | None = None
 
     @property
@@ -105,7 +110,8 @@ def serve(pool: WorkerPool, code: str, limits: Limits | None = None,
     started = time.perf_counter()
     trace = pool.run(code, limits=limits)
     served = Served(run=time.perf_counter() - started, in_child=trace.elapsed_ms / 1000,
-                    error=trace.error["type"] if trace.error else None)
+                    error=trace.error["type"] if trace.error else None,
+                    calls=len(trace.losses))
     calls = [c for c in trace.backward if "graph" in c and c["steps"]]
     graph = trace.graphs[calls[-1]["graph"]] if calls else trace.graph
     if graph is None or not graph.get("dot"):
@@ -126,10 +132,14 @@ def serve(pool: WorkerPool, code: str, limits: Limits | None = None,
     layout, picture = positions(shown.dot, timeout_s=120), svg(shown.dot, timeout_s=120)
     served.layout = time.perf_counter() - t
     t = time.perf_counter()
-    spec = pio.to_json(figure(call, layout, picture, shown.groups, at=0).to_dict(),
-                       validate=False)  # what st.plotly_chart sends
+    pio.to_json(figure(call, layout, picture, shown.groups, at=0, animated=False).to_dict(),
+                validate=False)  # what st.plotly_chart sends
     served.figure = time.perf_counter() - t
-    served.steps, served.figure_bytes = len(call["steps"]), len(spec.encode())
+    t = time.perf_counter()
+    spec = pio.to_json(figure(call, layout, picture, shown.groups, at=0).to_dict(),
+                       validate=False)
+    served.animation = time.perf_counter() - t
+    served.steps, served.animation_bytes = len(call["steps"]), len(spec.encode())
     return served
 
 
@@ -259,7 +269,8 @@ def _median_served(runs: list[Served]) -> Served:
 
     first = runs[0]
     return Served(median("run"), median("view"), median("layout"), median("figure"),
-                  median("in_child"), first.nodes, first.steps, first.figure_bytes, first.error)
+                  median("in_child"), first.nodes, first.steps, first.calls, median("animation"),
+                  first.animation_bytes, first.error)
 
 
 @dataclass
@@ -534,8 +545,8 @@ def render(report: Report) -> str:
            "20,000 nodes; seed runs use the app's limits. Times in ms; medians.", ""]
     out += ["== 1. Pipeline vs bare torchviz (chain of N `y = y * 1.001`, loss.backward()) ==",
             "run = WorkerPool.run (fork, execute, Trace JSON, parse); view, layout (one dot run: "
-            "positions + SVG), figure (built + JSON as st.plotly_chart sends it) = the "
-            "Backward page; total = their sum.",
+            "positions + SVG), figure (at the engine's first step, built + JSON as "
+            "st.plotly_chart sends it) = the Backward page; total = their sum.",
             "torchviz = make_dot(show_attrs, show_saved) + pipe('svg') in this process on the "
             "same graph; raised = the same with the recursion limit raised; ratio = total / "
             "torchviz (raised where it fails).",
@@ -562,14 +573,15 @@ def render(report: Report) -> str:
                      _ms(statistics.median(r.run for r in s.runs)),
                      _ms(statistics.median(r.total - r.run for r in s.runs)), _ms(s.bare),
                      s.error or "-"] for s in report.seeds]), ""]
-    out += ["== 3. Animation figure size (plotly JSON as st.plotly_chart sends it) ==",
-            "collapsed = the page's default (chains of one op grouped above 300 nodes); "
-            "uncollapsed_ms = that pipeline's total.",
-            _table(["ops", "nodes", "steps", "frames", "collapsed_KB", "uncollapsed_KB",
-                    "uncollapsed_ms"],
+    out += ["== 3. The animation the Backward page offers as a download (plotly JSON) ==",
+            "collapsed = the page's default (chains of one op grouped above 300 nodes), built in "
+            "animation_ms; uncollapsed_ms = the page's pipeline uncollapsed.",
+            _table(["ops", "nodes", "steps", "frames", "animation_ms", "collapsed_KB",
+                    "uncollapsed_KB", "uncollapsed_ms"],
                    [[str(s.ops), str(s.served.nodes), str(s.served.steps),
-                     str(len(frames_of(s.served.steps))), _kb(s.served.figure_bytes),
-                     _kb(s.flat.figure_bytes) if s.flat else s.flat_error,
+                     str(len(frames_of(s.served.steps))), _ms(s.served.animation),
+                     _kb(s.served.animation_bytes),
+                     _kb(s.flat.animation_bytes) if s.flat else s.flat_error,
                      _ms(s.flat.total) if s.flat else s.flat_error] for s in report.scales]),
             ""]
     memory = report.memory
@@ -605,7 +617,9 @@ def targets(report: Report) -> list[str]:
     def verdict(ok: bool, text: str) -> str:
         return f"{'PASS' if ok else 'MISS'}  {text}"
 
-    slow = [s for s in report.seeds if s.pct(50) * 1000 >= SEED_TARGET_MS]
+    loops = [s for s in report.seeds if s.runs[0].calls >= LOOP_CALLS]
+    quick = [s for s in report.seeds if s not in loops]  # a loop takes longer in plain PyTorch
+    slow = [s for s in quick if s.pct(50) * 1000 >= SEED_TARGET_MS]
     small = [s for s in report.scales if s.served.nodes <= RATIO_UP_TO_NODES]
     worst = max(small, key=lambda s: s.ratio)
     big = report.scales[-1]
@@ -613,11 +627,16 @@ def targets(report: Report) -> list[str]:
     assert memory is not None
     growth = max(memory.zygote[1] - memory.zygote[0], memory.parent[1] - memory.parent[0])
     return [
-        verdict(not slow, f"seed programs p50 < {SEED_TARGET_MS:.0f} ms warm: "
-                f"{len(report.seeds) - len(slow)} of {len(report.seeds)} under; median p50 "
-                f"{_ms(statistics.median(s.pct(50) for s in report.seeds))} ms"
+        verdict(not slow, f"seed programs but training loops p50 < {SEED_TARGET_MS:.0f} ms "
+                f"warm: {len(quick) - len(slow)} of {len(quick)} under; median p50 "
+                f"{_ms(statistics.median(s.pct(50) for s in quick))} ms"
                 + "".join(f"; {s.key} {_ms(s.pct(50))} ms (bare {_ms(s.bare)} ms)"
                           for s in slow)),
+        verdict(all(s.pct(50) <= LOOP_TARGET * s.bare for s in loops),
+                f"training loops (seeds with {LOOP_CALLS}+ backward calls) p50 <= "
+                f"{LOOP_TARGET:.0f}x plain PyTorch: " + ", ".join(
+                    f"{s.key} ({s.runs[0].calls} calls) {_ms(s.pct(50))} ms / {_ms(s.bare)} ms "
+                    f"= {s.pct(50) / s.bare:.2f}x" for s in loops)),
         verdict(worst.ratio <= RATIO_TARGET,
                 f"pipeline <= {RATIO_TARGET}x torchviz up to ~2,000 nodes: worst "
                 f"{worst.ratio:.2f}x at {worst.served.nodes} nodes ("
@@ -628,9 +647,9 @@ def targets(report: Report) -> list[str]:
         verdict(big.served.total < BIG_TARGET_S and big.served.error is None,
                 f"{big.served.nodes}-node graph (collapsed) < {BIG_TARGET_S:.0f} s: "
                 f"{big.served.total:.2f} s"),
-        verdict(big.served.figure_bytes < BIG_FIGURE_MB * 2**20,
+        verdict(big.served.animation_bytes < BIG_FIGURE_MB * 2**20,
                 f"{big.served.nodes}-node animation < {BIG_FIGURE_MB:.0f} MB: "
-                f"{big.served.figure_bytes / 2**20:.2f} MB"),
+                f"{big.served.animation_bytes / 2**20:.2f} MB"),
         verdict(growth < GROWTH_MIB,
                 f"memory growth over {memory.runs} runs < {GROWTH_MIB:.0f} MiB: zygote "
                 f"{memory.zygote[1] - memory.zygote[0]:+.1f} MiB, parent "

@@ -10,7 +10,10 @@ often as in plain PyTorch, so a full Jacobian, which would take one pass per out
 is not built (`jacobian` is None and `jacobian_reason` says why); `vector` keeps the `v` of
 `y.backward(v)`, whose vᵀJ is what the engine delivers to each AccumulateGrad. Gradients
 batched by vmap (`is_grads_batched=True`) are left untouched: such calls run unrecorded.
-The wrapping lives only in the run's own process.
+A training loop's calls are all summarised (loss, gradient norms), but only some are recorded
+in full: the first ten, those asked for, and then calls 20, 40, 80… (twice as far apart each
+time, so at least one is in the second half of the run); the others pay for their leaves'
+gradient norms alone. The wrapping lives only in the run's own process.
 """
 
 from __future__ import annotations
@@ -30,9 +33,12 @@ from explorer.runner.graph import Ids, record
 from explorer.runner.modules import Modules
 from explorer.runner.snapshot import leading_block, tensor_values
 
-MAX_CALLS = 20  # the first and last ten calls of a training loop are kept
+FIRST = 10  # a program's first backward calls recorded in full; later, 2 * FIRST, 4 * FIRST…
 VALUES = 100  # values kept per gradient tensor
 VECTOR_MAX = 64  # elements of a non-scalar root whose `v` is kept for the vᵀJ panel
+# Norms a sum of squares in single precision gives to 7 digits: its squares neither overflow
+# (the sum is finite) nor fall among the subnormals (below ~1e-38) where they would count.
+SINGLE_SAFE = (1e-15, 1e18)
 NO_JACOBIAN = ("not built: it takes one more backward pass per element of the output, and the "
                "program's hooks would see every one")
 PROGRAM = "<program>"
@@ -107,41 +113,50 @@ class Recorder:
             self._names.setdefault(id(value), []).append(name)
         value = roots[0] if len(roots) == 1 and roots[0].numel() == 1 else None
         call["value"] = _scalar(value) if value is not None else None
-        named = {id(v) for v in variables.values()}
-        extra = {f"root {i}": r for i, r in enumerate(roots) if id(r) not in named}
-        graph = record(variables | extra, self.ids, self.max_nodes, self.modules)
-        if graph is not None and graph.get("dot"):
-            if not self.graphs or self.graphs[-1] != graph:
-                self.graphs.append(graph)
-            call["graph"] = len(self.graphs) - 1
-        call["roots"] = [self.ids.of_tensor(r) for r in roots]  # output nodes of the graph
-        call["root"] = call["roots"][0] if call["roots"] else None
-        call["vector"] = _vector(roots, vector)
-        if call["vector"] is not None:
-            call["jacobian"], call["jacobian_reason"] = None, NO_JACOBIAN
+        full = self._in_full(self.count)
+        if full:
+            named = {id(v) for v in variables.values()}
+            extra = {f"root {i}": r for i, r in enumerate(roots) if id(r) not in named}
+            graph = record(variables | extra, self.ids, self.max_nodes, self.modules)
+            if graph is not None and graph.get("dot"):
+                if not self.graphs or self.graphs[-1] != graph:
+                    self.graphs.append(graph)
+                call["graph"] = len(self.graphs) - 1
+            call["roots"] = [self.ids.of_tensor(r) for r in roots]  # output nodes of the graph
+            call["root"] = call["roots"][0] if call["roots"] else None
+            call["vector"] = _vector(roots, vector)
+            if call["vector"] is not None:
+                call["jacobian"], call["jacobian_reason"] = None, NO_JACOBIAN
         with ExitStack() as hooks:
-            self._hook(roots, call, hooks)
+            self._hook(roots, call, hooks, full)
             try:
                 return original(*args, **kwargs)
             finally:
-                self._keep(call)
+                self._keep(call, full)
+
+    def _in_full(self, number: int) -> bool:
+        """Is call `number` recorded in full: one of the first, asked for, or 20, 40, 80…?"""
+        times, rest = divmod(number, FIRST)
+        return number <= FIRST or number in self.keep or (rest == 0 and times & (times - 1) == 0)
 
     def _hook(self, roots: tuple[torch.Tensor, ...], call: dict[str, Any],
-              hooks: ExitStack) -> None:
-        """Pre- and post-hooks on every node behind the roots, and on every leaf's .grad."""
+              hooks: ExitStack, full: bool) -> None:
+        """Hooks on every leaf's .grad, and (`full`) pre- and post-hooks on every node behind
+        the roots."""
         stack, seen = [r.grad_fn for r in roots if r.grad_fn is not None], set()
         while stack:
             node = stack.pop()
             if node in seen:
                 continue
             seen.add(node)
-            before, after = self._node_hooks(node, call)
-            hooks.callback(node.register_prehook(before).remove)
-            hooks.callback(node.register_hook(after).remove)
+            if full:
+                before, after = self._node_hooks(node, call)
+                hooks.callback(node.register_prehook(before).remove)
+                hooks.callback(node.register_hook(after).remove)
             variable = getattr(node, "variable", None)
             if isinstance(variable, torch.Tensor):
                 hooks.callback(variable.register_post_accumulate_grad_hook(
-                    self._leaf_hook(call, node)).remove)
+                    self._leaf_hook(call, node, full)).remove)
             stack.extend(u for u, _ in node.next_functions if u is not None)
 
     def _node_hooks(self, node: Any, call: dict[str, Any]) -> tuple[Callable[..., None],
@@ -165,26 +180,26 @@ class Recorder:
 
         return before, after
 
-    def _leaf_hook(self, call: dict[str, Any], node: Any) -> Callable[[torch.Tensor], None]:
+    def _leaf_hook(self, call: dict[str, Any], node: Any,
+                   full: bool) -> Callable[[torch.Tensor], None]:
         def written(leaf: torch.Tensor) -> None:  # `.grad` may be None: a hook of the program's
             call["leaf_grads"].append({"node": self.ids.of_fn(node),
                                        "leaf": self.ids.of_tensor(leaf),
                                        "names": self._names.get(id(leaf), []),
-                                       "after": len(call["steps"]), "grad": _grad(leaf.grad)})
+                                       "after": len(call["steps"]),
+                                       "grad": (_grad if full else _norm)(leaf.grad)})
         return written
 
-    def _keep(self, call: dict[str, Any]) -> None:
-        """Summarise every call; keep in full the first and last MAX_CALLS // 2 and those
-        asked for; tell the progress listener now and then (at most 20 times a second)."""
+    def _keep(self, call: dict[str, Any], full: bool) -> None:
+        """Summarise every call and keep those recorded in full; tell the progress listener
+        now and then (at most 20 times a second)."""
         norms = {" = ".join(g["names"]) or g["leaf"]: g["grad"]["norm"]
                  for g in call["leaf_grads"] if g["grad"] is not None}  # a hook may clear .grad
         summary = {"call": call["call"], "kind": call["kind"], "value": call["value"],
                    "grad_norms": norms}
         self.summaries.append(summary)
-        self.calls.append(call)
-        droppable = [i for i, c in enumerate(self.calls) if c["call"] not in self.keep]
-        if len(droppable) > MAX_CALLS:
-            del self.calls[droppable[MAX_CALLS // 2]]
+        if full:
+            self.calls.append(call)
         if self.progress is not None and time.monotonic() - self._told > 0.05:
             self._told = time.monotonic()
             self.progress(summary)
@@ -232,13 +247,33 @@ def _grad(g: Any) -> dict[str, Any] | None:
     try:
         dense = g.detach()
         dense = dense.to_dense() if dense.layout != torch.strided else dense
-        wide = dense.flatten().to(torch.complex128 if dense.is_complex() else torch.float64)
         block = leading_block(dense, VALUES).clone()
+        norm = _norm(dense)
+        biggest = float(dense.abs().max()) if dense.numel() else 0.0
     except Exception:  # noqa: BLE001 - no data (meta), no dense form: a hook must never raise
         return info
-    return info | {"values": block, "truncated": block.numel() < g.numel(),
-                   "norm": float(torch.linalg.vector_norm(wide)) if wide.numel() else 0.0,
-                   "max_abs": float(wide.abs().max()) if wide.numel() else 0.0}
+    return info | norm | {"values": block, "truncated": block.numel() < g.numel(),
+                          "max_abs": biggest}
+
+
+def _norm(g: Any) -> dict[str, float] | None:
+    """A gradient's 2-norm (None for no tensor; 0 for no data): summed in single precision
+    where that is exact enough (it is a pass over the data, not a copy), else in double."""
+    if not isinstance(g, torch.Tensor):
+        return None
+    try:
+        dense = g.detach()
+        dense = dense.to_dense() if dense.layout != torch.strided else dense
+        if not dense.numel():
+            return {"norm": 0.0}
+        if dense.dtype in (torch.float32, torch.complex64):
+            norm = float(torch.linalg.vector_norm(dense))
+            if SINGLE_SAFE[0] < norm < SINGLE_SAFE[1]:
+                return {"norm": norm}
+        wide = torch.complex128 if dense.is_complex() else torch.float64
+        return {"norm": float(torch.linalg.vector_norm(dense, dtype=wide))}
+    except Exception:  # noqa: BLE001 - no data (meta), no dense form: a hook must never raise
+        return {"norm": 0.0}
 
 
 def finish(calls: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from explorer.runner.backward import Recorder, finish
+from explorer.runner.backward import FIRST, Recorder, finish
 from explorer.runner.graph import Ids
 from explorer.runner.graph import record as record_graph
 from explorer.runner.modules import Modules
@@ -42,8 +42,8 @@ def execute(code: str, *, device: str = "cpu", limits: Limits = Limits(),
             progress: Callable[[dict[str, Any]], None] | None = None) -> Trace:
     """Check and run `code`, returning its Trace; never raises for anything the code does.
 
-    `keep`: backward calls to record in full besides the first and last ten; `progress`:
-    told each backward call's summary (loss, gradient norms) as the program runs."""
+    `keep`: backward calls to record in full besides the first ten and calls 20, 40, 80…;
+    `progress`: told each backward call's summary (loss, gradient norms) as it runs."""
     started = time.perf_counter()
     try:
         program = sandbox.prepare(code)
@@ -91,8 +91,10 @@ def execute(code: str, *, device: str = "cpu", limits: Limits = Limits(),
     packed = any(graph.get("packed") for graph in trace.graphs)
     _drop_unshown_graphs(trace)
     if recorder.count > len(recorder.calls):
-        trace.notes.append(f"The program ran backward {recorder.count:,} times; the first and "
-                           f"last {len(recorder.calls) // 2} are recorded.")
+        trace.notes.append(f"The program ran backward {recorder.count:,} times. Every call's "
+                           f"loss and gradient norms are kept, and {len(recorder.calls)} calls are "
+                           f"recorded in full: the first {FIRST}, then calls {2 * FIRST}, "
+                           f"{4 * FIRST}, {8 * FIRST}… (twice as far apart each time).")
     if recorder.batched:
         trace.notes.append(f"{recorder.batched:,} backward call(s) on gradients batched by vmap "
                            "(is_grads_batched=True, torch.func.vmap) ran as usual but are not "

@@ -8,7 +8,7 @@ dicts made by `explorer.runner.snapshot`, so a Trace pickles, and `to_json` is i
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from explorer.content.explain import explain
@@ -60,7 +60,9 @@ class Trace:
         return None if last is None else self.graphs[last]
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self) | {"graph": self.graph}
+        """The Trace as plain data, which it shares (nothing is copied: it is read, once)."""
+        return _fields(self) | {"steps": [_fields(step) for step in self.steps],
+                                "graph": self.graph}
 
     def to_json(self, indent: int | None = None) -> str:
         return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
@@ -93,6 +95,10 @@ class Trace:
         if not self.steps:
             return None
         return self.steps[max(0, min(index, len(self.steps) - 1))]
+
+
+def _fields(record: Trace | Step) -> dict[str, Any]:
+    return {f.name: getattr(record, f.name) for f in fields(record)}
 
 
 def failure(kind: str, message: str, line: int | None = None, **extra: Any) -> Trace:

@@ -268,11 +268,15 @@ class _Reader:
         count, stack = 0, [(value, 0)]
         while stack:
             item, depth = stack.pop()
+            row = isinstance(item, list) and item and PLAIN.issuperset(map(type, item))
+            if row:  # numbers only (most values): counted at once, one level deeper
+                count, depth = count + len(item), depth + 1
             count += 1
             if count > self.caps.values or depth > VALUE_DEPTH:
                 return "<values too many to show>"
             if isinstance(item, list):
-                stack.extend((v, depth + 1) for v in item)
+                if not row:
+                    stack.extend((v, depth + 1) for v in item)
             elif not isinstance(item, LEAVES):
                 return "<values not shown: not numbers or text>"
         return _cut(value)

@@ -96,8 +96,8 @@ class WorkerPool:
             on_progress: Progress | None = None) -> Trace:
         """Run `code` and return its Trace. Never raises for anything the code does.
 
-        `keep`: backward calls to record in full besides the first and last ten;
-        `on_progress`: called with each backward call's summary while the program runs."""
+        `keep`: backward calls to record in full besides the first ten and calls 20, 40,
+        80…; `on_progress`: called with each backward call's summary while the program runs."""
         limits = limits or self.limits
         key = None
         if seed is not None and on_progress is None:  # a run streamed as it goes runs

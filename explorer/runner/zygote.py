@@ -12,6 +12,7 @@ parent goes away. It never touches CUDA, so each child may start CUDA safely aft
 from __future__ import annotations
 
 import ctypes
+import gc
 import json
 import os
 import resource
@@ -47,6 +48,7 @@ def main(path: str, lock: bool) -> None:
     # One thread: a fork must not inherit a started OpenMP pool.
     torch.set_num_threads(1)
     execute(WARM_UP)
+    gc.freeze()  # what is here now is never collected: a child's collections leave it unread
     readable, gpus = confine.readable_paths(), confine.gpu_devices()
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)

@@ -115,6 +115,8 @@ def figure(call: dict[str, Any], layout: dict[str, Any], svg: str,
     frames = []
     base: dict[int, dict[str, Any]] = {}  # what the block's first frame shows
     for number, batch in enumerate(batches):
+        if not animated and (at is None or number > shown):
+            break  # a still picture needs the steps up to the one it shows
         first = number % block == 0
         if first:
             for part, into in zip(recent, settled, strict=True):
@@ -131,24 +133,30 @@ def figure(call: dict[str, Any], layout: dict[str, Any], svg: str,
                     recent[kind][id(points)] = points
             leaves.update(dict.fromkeys(n for n in written_at.get(i, []) if n in boxes))
             said.update(labels.get(i, {}))
+        if not animated and number < shown:
+            continue
         values = drawn(recent, RECENT) | {
             OUTLINE: _outline(running, boxes), STARS: _marks(list(leaves), boxes),
             NUMBERS: _texts(said),
             CAPTION: _caption(text("replay_step", lang, step=batch[-1] + 1, steps=len(steps),
                                    name=escape(steps[batch[-1]]["name"])), x0 - PAD, y1 + PAD)}
+        if first or not animated:
+            values |= drawn(settled, SETTLED)
+        if first:
+            base = values
+        if number == shown and at is not None:
+            state = base | values
+        if not animated:
+            continue
         # The block's first frame holds every trace; the others only what differs from it,
         # and plotly merges them into it (`baseframe`): frames grow with the graph, not with
         # the graph times the frames.
-        if first:
-            base = values = values | drawn(settled, SETTLED)
-        else:
+        if not first:
             values = {t: v for t, v in values.items() if v != base[t]}
         order = sorted(values, key=lambda t: (t == CAPTION, t in SETTLED, t))
         frames.append({"name": str(number + 1), "traces": order,
                        "data": [_scatter(**values[t]) for t in order],
                        **({} if first else {"baseframe": str(number - number % block + 1)})})
-        if number == shown and at is not None:
-            state = base | values
     state[HOVER] = _hover_points(call, where, boxes)
     # Plain dicts, checked by plotly once here (each go.Scatter made on the way would be
     # checked again by its Frame and by the Figure); frames carry only data, not style.
