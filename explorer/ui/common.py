@@ -8,6 +8,7 @@ from explorer.content.i18n import LANGUAGES, text
 from explorer.content.markdown import code_span
 from explorer.runner.worker import WorkerPool
 from explorer.serve.hosting import settings
+from explorer.serve.nodelay import send_at_once
 from explorer.ui.link import keep, open_link, share_button, take
 from explorer.views.devices import cuda_devices as ask_cuda_devices
 
@@ -47,6 +48,7 @@ def cuda_devices() -> list[str]:
 
 def page(title_key: str) -> None:
     """Set up a page: its title, the shared styling and the sidebar."""
+    send_at_once()  # the server's first page turns Nagle's algorithm off on its sockets
     st.set_page_config(page_title=f"{text(title_key, 'en')} · Autograd Explorer",
                        page_icon="∇", layout="wide")
     st.markdown(CSS, unsafe_allow_html=True)
