@@ -36,8 +36,8 @@ from explorer.runner.snapshot import leading_block, tensor_values
 FIRST = 10  # a program's first backward calls recorded in full; later, 2 * FIRST, 4 * FIRST…
 VALUES = 100  # values kept per gradient tensor
 VECTOR_MAX = 64  # elements of a non-scalar root whose `v` is kept for the vᵀJ panel
-# Norms a sum of squares in single precision gives to 7 digits: its squares neither overflow
-# (the sum is finite) nor fall among the subnormals (below ~1e-38) where they would count.
+# A norm summed in single precision is kept when it lies between these: then no square
+# overflowed, and none that counts fell among the subnormals (below ~1e-38); it holds 7 digits.
 SINGLE_SAFE = (1e-15, 1e18)
 NO_JACOBIAN = ("not built: it takes one more backward pass per element of the output, and the "
                "program's hooks would see every one")

@@ -114,9 +114,9 @@ def figure(call: dict[str, Any], layout: dict[str, Any], svg: str,
                           y1 + PAD)}
     frames = []
     base: dict[int, dict[str, Any]] = {}  # what the block's first frame shows
-    for number, batch in enumerate(batches):
-        if not animated and (at is None or number > shown):
-            break  # a still picture needs the steps up to the one it shows
+    # A still picture needs the steps up to the one it shows, and draws that one alone.
+    upto = len(batches) if animated else (shown + 1 if at is not None else 0)
+    for number, batch in enumerate(batches[:upto]):
         first = number % block == 0
         if first:
             for part, into in zip(recent, settled, strict=True):
@@ -140,23 +140,22 @@ def figure(call: dict[str, Any], layout: dict[str, Any], svg: str,
             NUMBERS: _texts(said),
             CAPTION: _caption(text("replay_step", lang, step=batch[-1] + 1, steps=len(steps),
                                    name=escape(steps[batch[-1]]["name"])), x0 - PAD, y1 + PAD)}
-        if first or not animated:
-            values |= drawn(settled, SETTLED)
-        if first:
-            base = values
-        if number == shown and at is not None:
-            state = base | values
         if not animated:
-            continue
+            state = values | drawn(settled, SETTLED)
+            break
         # The block's first frame holds every trace; the others only what differs from it,
         # and plotly merges them into it (`baseframe`): frames grow with the graph, not with
         # the graph times the frames.
-        if not first:
+        if first:
+            base = values = values | drawn(settled, SETTLED)
+        else:
             values = {t: v for t, v in values.items() if v != base[t]}
         order = sorted(values, key=lambda t: (t == CAPTION, t in SETTLED, t))
         frames.append({"name": str(number + 1), "traces": order,
                        "data": [_scatter(**values[t]) for t in order],
                        **({} if first else {"baseframe": str(number - number % block + 1)})})
+        if number == shown and at is not None:
+            state = base | values
     state[HOVER] = _hover_points(call, where, boxes)
     # Plain dicts, checked by plotly once here (each go.Scatter made on the way would be
     # checked again by its Frame and by the Figure); frames carry only data, not style.
