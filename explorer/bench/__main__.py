@@ -668,10 +668,9 @@ def browser(quick: bool, progress: Callable[[str], None], against: str | None = 
     """Click Run on the Graph page in Chromium and time until the step caption ("State after
     line N": the run is back and the page is drawn down to the graph) and until a node's label
     is in the graph's SVG (`_click_to_graph`), for the seed program and a ~2,000-node chain,
-    each in a fresh tab; the app
-    started as tests/conftest.py starts it. With `against` (a git revision), that revision's
-    app is timed too, in the same run, each of its runs right after one of this checkout's
-    (app `now`)."""
+    each in a fresh tab; the app started as tests/conftest.py starts it. With `against` (a
+    git revision), that revision's app is timed too, in the same run, each of its runs right
+    after one of this checkout's (app `now`)."""
     from playwright.sync_api import sync_playwright
 
     cases = [("autograd-basics (7 nodes)", by_key("autograd-basics").code, "MeanBackward0"),
