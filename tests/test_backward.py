@@ -141,6 +141,19 @@ def test_a_call_asked_for_is_recorded_in_full() -> None:
     assert len(trace.losses) == 1000
 
 
+@pytest.mark.parametrize("scale", [1e20, 1e-30, 3.0])
+def test_a_gradient_norm_holds_where_single_precision_squares_would_not(scale: float) -> None:
+    # w.grad is `scale` four times: its norm is 2 * scale, though scale² overflows float32
+    # (1e40) or vanishes in it (1e-60); light calls (after the first ten) and full ones agree
+    code = (f"w = torch.ones(4, requires_grad=True)\nfor i in range(12):\n"
+            f"    w.grad = None\n    (w * {scale!r}).sum().backward()\n")
+    trace = execute(code)
+    assert trace.ok, trace.error
+    expected = pytest.approx([2 * scale] * 12, rel=1e-6, abs=0)
+    assert [s["grad_norms"]["w"] for s in trace.losses] == expected
+    assert trace.backward[0]["leaf_grads"][0]["grad"]["max_abs"] == pytest.approx(scale, abs=0)
+
+
 def test_every_rule_names_the_ops_the_lessons_use() -> None:
     for name in ("AddBackward0", "SubBackward0", "MulBackward0", "DivBackward0", "PowBackward0",
                  "MeanBackward0", "SumBackward0", "MmBackward0", "ReluBackward0",
