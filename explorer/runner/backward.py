@@ -245,35 +245,44 @@ def _grad(g: Any) -> dict[str, Any] | None:
                             "device": str(g.device), "values": None, "truncated": True,
                             "norm": 0.0, "max_abs": 0.0}
     try:
-        dense = g.detach()
-        dense = dense.to_dense() if dense.layout != torch.strided else dense
+        dense = _dense(g)
         block = leading_block(dense, VALUES).clone()
-        norm = _norm(dense)
+        norm = _summed_norm(dense)
         biggest = float(dense.abs().max()) if dense.numel() else 0.0
     except Exception:  # noqa: BLE001 - no data (meta), no dense form: a hook must never raise
         return info
-    return info | norm | {"values": block, "truncated": block.numel() < g.numel(),
-                          "max_abs": biggest}
+    return info | {"values": block, "truncated": block.numel() < g.numel(), "norm": norm,
+                   "max_abs": biggest}
 
 
 def _norm(g: Any) -> dict[str, float] | None:
-    """A gradient's 2-norm (None for no tensor; 0 for no data): summed in single precision
-    where that is exact enough (it is a pass over the data, not a copy), else in double."""
+    """A gradient's 2-norm alone (None for no tensor; 0 for no data): a call not recorded in
+    full pays for this and nothing else."""
     if not isinstance(g, torch.Tensor):
         return None
     try:
-        dense = g.detach()
-        dense = dense.to_dense() if dense.layout != torch.strided else dense
-        if not dense.numel():
-            return {"norm": 0.0}
-        if dense.dtype in (torch.float32, torch.complex64):
-            norm = float(torch.linalg.vector_norm(dense))
-            if SINGLE_SAFE[0] < norm < SINGLE_SAFE[1]:
-                return {"norm": norm}
-        wide = torch.complex128 if dense.is_complex() else torch.float64
-        return {"norm": float(torch.linalg.vector_norm(dense, dtype=wide))}
+        return {"norm": _summed_norm(_dense(g))}
     except Exception:  # noqa: BLE001 - no data (meta), no dense form: a hook must never raise
         return {"norm": 0.0}
+
+
+def _dense(g: torch.Tensor) -> torch.Tensor:
+    """`g` detached, and as a dense copy if it is sparse."""
+    dense = g.detach()
+    return dense.to_dense() if dense.layout != torch.strided else dense
+
+
+def _summed_norm(dense: torch.Tensor) -> float:
+    """The 2-norm, summed in single precision where that is exact enough (a pass over the
+    data, not a copy), else in double."""
+    if not dense.numel():
+        return 0.0
+    if dense.dtype in (torch.float32, torch.complex64):
+        norm = float(torch.linalg.vector_norm(dense))
+        if SINGLE_SAFE[0] < norm < SINGLE_SAFE[1]:
+            return norm
+    wide = torch.complex128 if dense.is_complex() else torch.float64
+    return float(torch.linalg.vector_norm(dense, dtype=wide))
 
 
 def finish(calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
