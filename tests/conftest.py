@@ -67,8 +67,9 @@ def pytest_addoption(parser: Any) -> None:
 
 
 def graph_viewer(at: Any) -> tuple[str, str]:
-    """The graph picture an AppTest page drew: the page its component puts in a frame, and
-    the component's script (explorer/ui/assets/graph.js)."""
+    """The graph picture an AppTest page drew: the SVG its component posts to the viewer's
+    frame, and the component's script (explorer/ui/assets/graph.js)."""
     (viewer,) = (e.proto for e in at.get("bidi_component")
-                 if e.proto.component_name.endswith("autograd_explorer.graph"))
-    return json.loads(viewer.json)["page"], viewer.js_content
+                 if e.proto.component_name.endswith("autograd_explorer.graph")
+                 and json.loads(e.proto.json)["svg"])
+    return json.loads(viewer.json)["svg"], viewer.js_content

@@ -80,3 +80,37 @@ def test_a_sequential_models_graph_has_a_box_per_module(page: Any, app_url: str)
     page.get_by_role("option", name="model.0", exact=True).click()
     expect(clusters).to_have_count(3)
     expect(svg.get_by_text("(6 nodes, folded)")).to_be_visible()
+
+
+def test_the_graphs_frame_is_loaded_once_and_given_each_picture(page: Any,
+                                                                 app_url: str) -> None:
+    page.goto(f"{app_url}/Graph")
+    frame = page.locator(GRAPH)
+    expect(frame).to_have_count(1)  # there before the first run, with no height
+    assert frame.bounding_box()["height"] == 0
+    viewer = frame.element_handle().content_frame()
+    viewer.wait_for_function("document.readyState === 'complete'")
+    viewer.evaluate("window.loadedOnce = true")  # gone if the frame loads a page again
+    page.get_by_role("button", name="Run").click()
+    svg = page.frame_locator(GRAPH).locator("svg")
+    expect(svg.get_by_text("MeanBackward0", exact=True)).to_be_visible()
+    assert frame.bounding_box()["height"] > 400
+    # Zoomed in, then a node clicked: the node is marked, the view stays where it was.
+    box = svg.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.wheel(0, -300)
+    zoomed = svg.get_attribute("viewBox")
+    add = svg.locator("g.node", has_text="AddBackward0")
+    add.click()
+    expect(page.get_by_role("table")).to_contain_text("AddBackward0")
+    expect(add).to_have_class("node chosen")
+    assert svg.get_attribute("viewBox") == zoomed
+    # Stepping back shows the earlier pictures in the same frame.
+    back = page.get_by_role("button", name="‹ Back")
+    for line in (6, 5, 4):  # the graph before `out = z.mean()` has no MeanBackward0
+        back.click()
+        expect(page.get_by_text(f"State after line {line}", exact=True)).to_be_visible()
+    expect(svg.get_by_text("MeanBackward0", exact=True)).to_have_count(0)
+    expect(svg.get_by_text("AddBackward0", exact=True)).to_be_visible()
+    assert viewer.evaluate("window.loadedOnce") is True
+    assert frame.element_handle().content_frame() == viewer

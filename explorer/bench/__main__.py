@@ -749,7 +749,7 @@ def _click_to_graph(chromium: Any, url: str, code: str, node: str) -> tuple[floa
         assert box is not None
         page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
         deadline, marks = time.monotonic() + 60, {}
-        while "svg" not in marks:
+        while not {"caption", "svg"} <= marks.keys():
             if time.monotonic() > deadline:
                 raise TimeoutError(f"the graph did not show {node} within 60 s")
             page.wait_for_timeout(20)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import streamlit as st
@@ -26,53 +25,28 @@ from explorer.views.animation import NUMBERS_UP_TO
 from explorer.views.present import node_values
 from explorer.views.render import MAX_STATEMENTS, LayoutError, TooLarge, TooTangled, png, svg
 
-# Drag to pan, wheel to zoom, double-click to fit, click a node to choose it (its id goes to
-# the page around: explorer/ui/assets/graph.js): a few lines, no library, works offline.
-PAN_ZOOM = """<body style="margin:0">
-<div id="box" style="box-sizing:border-box;width:100%;height:@HEIGHT@px;overflow:hidden;cursor:grab;
-     border:1px solid #ddd;border-radius:6px;background:#fff">@SVG@</div>
-<style>g.node { cursor: pointer } g.node.chosen polygon { stroke: #1c7ed6; stroke-width: 3 }
-</style>
-<script>
-const box = document.getElementById("box"), svg = box.querySelector("svg");
-svg.removeAttribute("width"); svg.removeAttribute("height");
-svg.style.width = "100%"; svg.style.height = "100%";
-const full = svg.viewBox.baseVal, r0 = box.getBoundingClientRect();
-// Fit big graphs to the box, but never draw a small one larger than its natural size.
-const fw = Math.max(full.width, r0.width * 0.75), fh = Math.max(full.height, r0.height * 0.75);
-const fit = [full.x - (fw - full.width) / 2, full.y - (fh - full.height) / 2, fw, fh];
-let [x, y, w, h] = fit, drag = null, moved = false;
-const show = () => svg.setAttribute("viewBox", `${x} ${y} ${w} ${h}`);
-const id = g => g.querySelector("title").textContent;
-for (const g of svg.querySelectorAll("g.node")) g.classList.toggle("chosen", id(g) === @CHOSEN@);
-box.addEventListener("wheel", e => {
-  e.preventDefault();
-  const r = box.getBoundingClientRect(), k = e.deltaY > 0 ? 1.15 : 1 / 1.15;
-  const px = x + w * (e.clientX - r.left) / r.width, py = y + h * (e.clientY - r.top) / r.height;
-  x = px - (px - x) * k; y = py - (py - y) * k; w *= k; h *= k; show();
-}, {passive: false});
-box.addEventListener("mousedown", e => { drag = [e.clientX, e.clientY, x, y]; moved = false; });
-window.addEventListener("mouseup", () => { drag = null; });
-box.addEventListener("mousemove", e => {
-  if (!drag) return;
-  moved ||= Math.abs(e.clientX - drag[0]) + Math.abs(e.clientY - drag[1]) > 4;
-  const r = box.getBoundingClientRect();
-  x = drag[2] - (e.clientX - drag[0]) * w / r.width;
-  y = drag[3] - (e.clientY - drag[1]) * h / r.height; show();
-});
-box.addEventListener("click", e => {
-  const g = e.target.closest("g.node");
-  if (g && !moved) parent.postMessage({node: id(g)}, "*");
-});
-box.addEventListener("dblclick", () => { [x, y, w, h] = fit; show(); });
-show();
-</script></body>"""
 # Our viewer and graphviz's SVG of the server's own DOT: no markup from the program. The
-# component puts it in a frame of its own that may run scripts but has no origin: the page
-# around has both, and the picture's frame must never.
+# component makes a frame of its own that may run scripts but has no origin, loads the viewer
+# page there once and posts each picture to it: the page around has scripts and an origin,
+# and the picture's frame must never have both.
 _VIEWER = st.components.v2.component(
     "autograd_explorer.graph", html="",
     js=(ASSETS / "graph.js").read_text(encoding="utf-8"))
+_VIEWER_PAGE = (ASSETS / "viewer.html").read_text(encoding="utf-8")
+
+
+def _viewer(key: str, picture: str, chosen: str | None, height: int, title: str,
+            on_node_change: Any = None) -> None:
+    """The viewer's frame `height` px high, showing `picture` ("": none) with `chosen` marked."""
+    _VIEWER(key=f"{key}.viewer", data={"viewer": _VIEWER_PAGE, "svg": picture,
+                                        "chosen": chosen, "height": height, "title": title},
+            on_node_change=on_node_change)
+
+
+def graph_frame(key: str, lang: str) -> None:
+    """The graph's frame, empty and with no height, where page `key`'s graph will be: made
+    before the first run, so that its page is loaded by the time the first picture comes."""
+    _viewer(key, "", None, 0, text("graph_title", lang))
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -91,17 +65,14 @@ def show_graph(view: View, trace: Trace, lang: str, key: str, height: int = 560)
         st.error(layout_failed(error, lang))
         return
     chosen = st.session_state.get(f"{key}.node")
-    viewer = PAN_ZOOM.replace("@HEIGHT@", str(height)).replace(
-        "@CHOSEN@", json.dumps(chosen if chosen in view.nodes else None)).replace("@SVG@", picture)
 
     def clicked() -> None:  # a node's id, from the viewer: its details open, its line marked
         node = st.session_state[f"{key}.viewer"].node
         if node in view.nodes:
             st.session_state[f"{key}.node"] = node
 
-    _VIEWER(key=f"{key}.viewer", data={"page": viewer, "height": height + 2,
-                                        "title": text("graph_title", lang)},
-            on_node_change=clicked)
+    _viewer(key, picture, chosen if chosen in view.nodes else None, height,
+            text("graph_title", lang), on_node_change=clicked)
     st.caption(text("graph_help", lang))
     svg_file, png_file, dot_file, json_file = st.columns(4)
     svg_file.download_button(text("download_svg", lang), picture, "autograd-graph.svg",
@@ -182,10 +153,12 @@ def graph_at_step(page: str, trace: Trace, index: int, lang: str) -> None:
         st.caption(text("not_in_graph", lang, names=", ".join(map(code_span, outside))))
     if step.graph is None:
         st.info(text("no_graph", lang))
+        graph_frame(page, lang)  # kept for the next step's picture
         return
     graph = trace.graphs[step.graph]
     if graph.get("note"):
         st.warning(text("graph_note", lang, note=plain(graph["note"])))
+        graph_frame(page, lang)
         return
     named = named_outputs(graph)
     default = default_root(trace, index, named)
