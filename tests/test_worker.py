@@ -58,13 +58,30 @@ def zygote_processes(pool: WorkerPool) -> list[int]:
 
 
 def run_processes(pool: WorkerPool) -> list[int]:
-    """The pool's runs: children of the zygote (which, in the box, is bubblewrap's child)."""
+    """The pool's runs: children of the zygote (which, in the box, is bubblewrap's child),
+    but for the one it keeps forked ahead (`spares`)."""
+    return [p for p in _children(pool) if _name(p) != "explorer-spare"]
+
+
+def spares(pool: WorkerPool) -> list[int]:
+    """The zygote's children waiting for a connection (explorer/runner/zygote.py)."""
+    return [p for p in _children(pool) if _name(p) == "explorer-spare"]
+
+
+def _children(pool: WorkerPool) -> list[int]:
     assert pool._zygote is not None
     found = zygote_processes(pool)
     parents = {p: _parent(p) for p in found}
     zygotes = [p for p in found if parents[p] == pool._zygote.pid] if pool.boxed else [
         pool._zygote.pid]
     return [p for p in found if parents[p] in zygotes]
+
+
+def _name(pid: int) -> str | None:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return None
 
 
 def _parent(pid: int) -> int | None:
@@ -263,3 +280,16 @@ def test_turns_are_first_come_first_served() -> None:
     assert not turns.acquire(timeout=0.1)  # still held: a timed-out wait gives up its place
     turns.release()
     assert turns.acquire(timeout=1)
+
+
+def test_a_child_waits_forked_ahead_and_another_takes_its_place(pool: WorkerPool) -> None:
+    assert_works(pool)
+    assert wait_until(lambda: len(spares(pool)) == 1)
+    (first,) = spares(pool)
+    assert_works(pool)  # that child ran it: another waits in its place
+    assert wait_until(lambda: len(spares(pool)) == 1 and spares(pool) != [first])
+    (second,) = spares(pool)
+    os.kill(second, 9)  # one that ends unused is replaced too
+    assert wait_until(lambda: len(spares(pool)) == 1 and spares(pool) != [second])
+    assert_works(pool)
+    assert wait_until(lambda: run_processes(pool) == [])

@@ -1,7 +1,9 @@
 """The zygote: a process that imports PyTorch once, then forks one fresh child per run.
 
 `python -m explorer.runner.zygote SOCKET` listens on a Unix socket, normally inside the box that
-`explorer.safety.box` builds. For every connection it forks; the child reads one job, says hello
+`explorer.safety.box` builds. It keeps one child forked ahead, waiting for the next connection
+(so a run does not wait for a fork of this large process); the child that takes a connection
+tells the zygote, which forks the next one. That child reads one job, says hello
 (the parent learns its pid from the kernel, to kill it at the deadline), makes its private
 directory, locks itself in (`explorer.safety.confine`), lowers its limits, runs the job and answers
 with the Trace as JSON, never pickle: even a child that escaped the sandbox cannot make the
@@ -21,7 +23,7 @@ import signal
 import socket
 import sys
 import tempfile
-from typing import Any
+from typing import Any, NoReturn
 
 import torch
 
@@ -32,7 +34,8 @@ from explorer.safety.limits import Limits
 
 MAX_TASKS = 256  # processes and threads of the box's user a run may bring it to
 MAX_FILES = 256  # open files of a run
-PR_SET_PDEATHSIG = 1  # prctl.h: the standard library has no prctl
+PR_SET_PDEATHSIG, PR_SET_NAME = 1, 15  # prctl.h: the standard library has no prctl
+SPARE, RUN = b"explorer-spare", b"explorer-run"  # a child's name (`ps`, /proc/PID/comm)
 _LIBC = ctypes.CDLL(None, use_errno=True)
 
 # Run once before forking: every child inherits PyTorch's first-call set-up, including the
@@ -60,19 +63,56 @@ def main(path: str, lock: bool) -> None:
     quiet = os.open(os.devnull, os.O_WRONLY)  # what libraries print (np.info) must not fill a
     os.dup2(quiet, 1)                         # pipe nobody reads: children write to nothing
     os.dup2(quiet, 2)
+    took, tell = os.pipe()  # a spare that took a connection says so here
+    spare: int | None = None  # a pidfd of the child waiting for a connection
+    last: int | None = None  # of the child that took the last one, while it runs
+    ready: list[Any] = []
     while True:
-        ready, _, _ = select.select([listener, sys.stdin], [], [])
+        # The next spare is forked once the last run has ended (a fork beside a run slows
+        # it down), or at once when a connection waits.
+        if spare is None and (last is None or last in ready or listener in ready):
+            if last is not None:
+                os.close(last)
+                last = None
+            spare = _spare(listener, took, tell, readable if lock else None, gpus)
+        watch = [sys.stdin, took, spare] if spare is not None else [
+            sys.stdin, listener, *([last] if last is not None else [])]
+        ready, _, _ = select.select(watch, [], [])
         if sys.stdin in ready:  # the parent is gone
             return
+        if took in ready:  # the spare took a connection: it runs now
+            os.read(took, 64)
+            last, spare = spare, None
+        elif spare in ready:  # it ended without one
+            os.close(spare)
+            spare = None
+
+
+def _spare(listener: socket.socket, took: int, tell: int, readable: list[str] | None,
+           gpus: list[str]) -> int:
+    """Fork the child that takes the next connection; a pidfd of it."""
+    zygote = os.getpid()
+    pid = os.fork()
+    if pid:
+        return os.pidfd_open(pid)
+    try:
+        _prctl(PR_SET_NAME, SPARE)
+        _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # a spare ends with the zygote
+        os.close(took)
+        if os.getppid() != zygote:
+            os._exit(1)
         conn, _ = listener.accept()
-        if os.fork() == 0:
-            listener.close()
-            _child(conn, readable if lock else None, gpus)
-        conn.close()
+        listener.close()
+        os.write(tell, b".")
+        os.close(tell)  # a run cannot make the zygote fork
+        _prctl(PR_SET_NAME, RUN)
+    except BaseException:  # noqa: BLE001 - the zygote forks another
+        os._exit(1)
+    _child(conn, readable, gpus)
 
 
-def _child(conn: socket.socket, readable: list[str] | None, gpus: list[str]) -> None:
-    """Serve one job in this fresh process, then leave without running any cleanup."""
+def _child(conn: socket.socket, readable: list[str] | None, gpus: list[str]) -> NoReturn:
+    """Serve one job in this process, then leave without running any cleanup."""
     code = 0
     try:
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
@@ -150,7 +190,7 @@ def _private_dir(name: str) -> str:
     return home
 
 
-def _prctl(option: int, value: int) -> None:
+def _prctl(option: int, value: int | bytes) -> None:
     if sys.platform == "linux":
         _LIBC.prctl(option, value, 0, 0, 0)
 
