@@ -78,7 +78,9 @@ def trace_message(trace: Trace) -> bytes:
     object array...) goes as its type's name, a lone surrogate (`chr(0xd800)`) as U+FFFD: the
     answer never fails on what a program made, and no program code (a Module's `extra_repr`)
     runs to make it."""
-    text = json.dumps(trace.to_dict(), ensure_ascii=False,
+    answer = trace.to_dict()
+    del answer["graph"]  # the last step's, a copy for readers of a saved Trace
+    text = json.dumps(answer, ensure_ascii=False,
                       default=lambda value: f"<{type(value).__name__}>")
     for place in INSTALLED:  # `print(torch)`, anomaly tracebacks: where the server keeps things
         text = text.replace(place, "…")

@@ -147,6 +147,7 @@ class WorkerPool:
                     answer = recv(conn, MAX_RESULT_BYTES)
                     message = decode(answer)
                     if "progress" not in message:
+                        watchdog.kill()  # it has answered: it ends while its answer is read
                         return Trace.from_dict(message, limits), len(answer)
                     if on_progress is not None:
                         on_progress(progress(message["progress"]))
@@ -324,13 +325,18 @@ class _Watchdog:
         with contextlib.suppress(OSError):
             self._conn.shutdown(socket.SHUT_RDWR)
 
+    def kill(self) -> None:
+        """Kill the child (it may be gone already)."""
+        if self._process is not None:
+            with contextlib.suppress(OSError):
+                signal.pidfd_send_signal(self._process, signal.SIGKILL)
+
     def stop(self) -> None:
         """Kill the child, answered or not (an answer may be forged early), and wait until
         it has ended."""
         self._timer.cancel()
+        self.kill()
         if self._process is not None:
-            with contextlib.suppress(OSError):
-                signal.pidfd_send_signal(self._process, signal.SIGKILL)
             select.select([self._process], [], [], STARTUP_S)  # readable once it has ended
             os.close(self._process)
 

@@ -3,18 +3,25 @@ Time-capped.
 
 `positions` runs `dot` once for both: it keeps the SVG drawn with the positions for the
 `svg` call that follows (the backward page asks for both of one graph), so a graph is laid
-out once, not twice.
+out once, not twice. SVGs and positions come from `dot` processes kept running, each laying
+out graph after graph (`_Dot`): a new `dot` spends ~10 ms loading its plugins first. Where a
+kept one fails, a new `dot` draws the graph once more, and says why if it fails too.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import functools
 import json
+import os
 import re
 import resource
+import select
 import shutil
 import subprocess
 import threading
+import time
 from collections import defaultdict
 from typing import Any
 
@@ -32,6 +39,10 @@ MAX_CROSSINGS = 8_000
 NODE_LINE = re.compile(r'(?m)^\t"?[\w.\[\]]+"? \[label=')
 EDGE_LINE = re.compile(r'(?m)^\t("?[\w.\[\]]+"?) -> ("?[\w.\[\]]+"?)')
 SVG_END = "</svg>\n"
+# Where an SVG names its graph (the heading's comment, the graph's title: a tooltip) and
+# gives its id, as a kept `dot` writes them from its second graph on (see `_as_new`).
+SVG_TITLE = re.compile(rb"<!-- Title: %\d+ Pages: 1 -->")
+SVG_GRAPH = re.compile(rb'<g id="[\w,]*graph0" class="graph"([^>]*)>\n<title>%\d+</title>')
 KEPT_SVGS = 4  # SVGs drawn by `positions` and not yet asked for
 KEPT_FAILURES = 64  # graphs that could not be laid out: not tried again
 
@@ -39,7 +50,9 @@ _drawn: dict[str, str] = {}  # DOT -> its SVG, drawn by `positions` for a later 
 _failed: dict[int, str] = {}  # hash of a DOT -> why it could not be laid out
 _drawn_lock = threading.Lock()
 DOT_MEMORY = 2 << 30  # bytes of address space one `dot` may use
-_running = threading.BoundedSemaphore(2)  # `dot`s at once
+DOTS = 2  # `dot`s at once
+GRAPHS_PER_DOT = 256  # a kept `dot` is replaced after this many graphs (graphviz may leak)
+_running = threading.BoundedSemaphore(DOTS)
 
 
 class LayoutError(Exception):
@@ -126,24 +139,144 @@ def _crossings(edges: list[tuple[str, str]]) -> int:
 
 
 def _run_dot(dot: str, formats: list[str], timeout_s: float) -> bytes:
-    binary = shutil.which("dot")
-    if binary is None:
-        raise LayoutError("graphviz's `dot` is not installed (Debian: apt-get install graphviz)")
     with _running:  # a few at a time, each with a memory cap, whatever the sessions ask
-        proc = subprocess.Popen([binary, *NETWORK_SIMPLEX, *(f"-T{fmt}" for fmt in formats)],
-                                stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE)
-        with contextlib.suppress(OSError):  # gone already
-            resource.prlimit(proc.pid, resource.RLIMIT_AS, (DOT_MEMORY, DOT_MEMORY))
+        if tuple(formats) in _Dot.ENDS:
+            kept = _Dot.take(formats)
+            try:
+                out = kept.draw(dot, timeout_s)
+            except TimeoutError:
+                raise LayoutError(_too_slow(timeout_s)) from None
+            finally:
+                kept.give_back()
+            if out is not None:
+                return out
+        proc = _start(formats, stderr=subprocess.PIPE)  # says why, should it fail again
         try:
             out, err = proc.communicate(dot.encode(), timeout=timeout_s)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.communicate()
-            raise LayoutError(f"laying out the graph took more than {timeout_s:g} s") from None
+            raise LayoutError(_too_slow(timeout_s)) from None
     if proc.returncode:
         raise LayoutError(err.decode(errors="replace").strip()[:300] or "`dot` failed")
     return out
+
+
+def _too_slow(timeout_s: float) -> str:
+    return f"laying out the graph took more than {timeout_s:g} s"
+
+
+def _start(formats: list[str] | tuple[str, ...], stderr: int) -> subprocess.Popen[bytes]:
+    """A `dot` drawing what it reads in `formats`, with its memory capped."""
+    binary = shutil.which("dot")
+    if binary is None:
+        raise LayoutError("graphviz's `dot` is not installed (Debian: apt-get install graphviz)")
+    proc = subprocess.Popen([binary, *NETWORK_SIMPLEX, *(f"-T{fmt}" for fmt in formats)],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr)
+    with contextlib.suppress(OSError):  # gone already
+        resource.prlimit(proc.pid, resource.RLIMIT_AS, (DOT_MEMORY, DOT_MEMORY))
+    return proc
+
+
+class _Dot:
+    """A `dot` kept running to lay out graph after graph in `formats`: it draws each graph
+    once its closing brace is read, and each drawing ends as `ENDS` says (labels are
+    escaped in both formats, so these ends occur nowhere else)."""
+
+    ENDS = {("svg",): (SVG_END.encode(),), ("svg", "json0"): (SVG_END.encode(), b"\n}\n")}
+    _idle: dict[tuple[str, ...], list[_Dot]] = defaultdict(list)
+    _lock = threading.Lock()
+
+    def __init__(self, formats: tuple[str, ...]) -> None:
+        self.formats = formats
+        self.proc = _start(formats, stderr=subprocess.DEVNULL)
+        self.drawn = 0
+
+    @classmethod
+    def take(cls, formats: list[str]) -> _Dot:
+        """An idle `dot` for `formats`, or a new one."""
+        with cls._lock:
+            idle = cls._idle[tuple(formats)]
+            return idle.pop() if idle else cls(tuple(formats))
+
+    def give_back(self) -> None:
+        """Keep this `dot` for the next graph, unless it has ended or drawn enough."""
+        if self.proc.poll() is None and self.drawn < GRAPHS_PER_DOT:
+            with self._lock:
+                self._idle[self.formats].append(self)
+        else:
+            self.close()
+
+    def close(self) -> None:
+        if self.proc.returncode is None:
+            self.proc.kill()
+            self.proc.communicate()
+
+    @classmethod
+    def close_idle(cls) -> None:
+        """End the idle `dot`s (at exit)."""
+        with cls._lock:
+            idle = [kept for each in cls._idle.values() for kept in each]
+            cls._idle.clear()
+        for kept in idle:
+            kept.close()
+
+    def draw(self, dot: str, timeout_s: float) -> bytes | None:
+        """The drawings of `dot`, one after another; None if this `dot` failed (it is ended);
+        TimeoutError (it is ended) after `timeout_s`."""
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        deadline = time.monotonic() + timeout_s
+        self.drawn += 1
+        try:
+            self.proc.stdin.write(dot.encode() + b"\n")
+            self.proc.stdin.flush()
+        except OSError:
+            self.close()
+            return None
+        out, source, ends = bytearray(), self.proc.stdout.fileno(), self.ENDS[self.formats]
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([source], [], [], left)[0]:
+                self.close()
+                raise TimeoutError
+            chunk = os.read(source, 1 << 20)
+            if not chunk:  # it failed and ended
+                self.close()
+                return None
+            out += chunk
+            if out.endswith(ends[-1]) and _ended(out, ends):
+                return _as_new(bytes(out))
+
+
+atexit.register(_Dot.close_idle)
+
+
+def _as_new(out: bytes) -> bytes:
+    """A kept `dot`'s drawing as a new `dot` writes it. graphviz names each graph without a
+    name of its own by a count that goes on from graph to graph (`%3`, `%7`…), and from the
+    second graph on, it puts a page's name before the graph's id (`page0,1_graph0`)."""
+    name = _first_name()
+    out = SVG_TITLE.sub(lambda _: b"<!-- Title: " + name + b" Pages: 1 -->", out, count=1)
+    return SVG_GRAPH.sub(lambda m: b'<g id="graph0" class="graph"' + m[1] + b">\n<title>"
+                         + name + b"</title>", out, count=1)
+
+
+@functools.cache
+def _first_name() -> bytes:
+    """The name a new `dot` gives a graph without one."""
+    out = _start(["json0"], stderr=subprocess.DEVNULL).communicate(b"digraph {}")[0]
+    return json.loads(out)["name"].encode()
+
+
+def _ended(out: bytearray, ends: tuple[bytes, ...]) -> bool:
+    """Whether `out` holds each drawing up to its end, in order."""
+    place = 0
+    for end in ends:
+        found = out.find(end, place)
+        if found < 0:
+            return False
+        place = found + len(end)
+    return place == len(out)
 
 
 def positions(dot: str, timeout_s: float = LAYOUT_TIMEOUT_S) -> dict[str, Any]:

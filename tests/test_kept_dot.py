@@ -1,0 +1,88 @@
+"""The `dot`s kept running (explorer/views/render.py): the same pictures as a new `dot` draws,
+a failure or a slow graph ends only that `dot`, and no more of them than allowed."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from explorer.runner.graph_view import view
+from explorer.views import render
+from explorer.views.render import LayoutError, positions, svg
+
+
+def _chain(n: int, name: str = "Op") -> str:
+    nodes = [{"id": f"n{i}", "kind": "backward", "name": f"{name}{i}Backward0",
+              "label": f"{name}{i}Backward0", "saved": {}} for i in range(n)]
+    edges = [{"src": f"n{i}", "dst": f"n{i + 1}", "kind": "grad"} for i in range(n - 1)]
+    return view({"nodes": nodes, "edges": edges}, collapse=False).dot
+
+
+def _dots() -> list[int]:
+    """This process's `dot` children."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            stat = (proc / "stat").read_text()
+        except OSError:
+            continue
+        name, rest = stat[stat.index("(") + 1:stat.rindex(")")], stat[stat.rindex(")") + 2:]
+        if name == "dot" and int(rest.split()[1]) == os.getpid() and rest[0] != "Z":
+            found.append(int(proc.name))
+    return found
+
+
+def _fresh(dot: str, *formats: str) -> bytes:
+    """What a new `dot`, run once, draws."""
+    return subprocess.run(["dot", *render.NETWORK_SIMPLEX, *(f"-T{f}" for f in formats)],
+                          input=dot.encode(), capture_output=True, check=True).stdout
+
+
+def test_graph_after_graph_is_drawn_as_a_new_dot_draws_it() -> None:
+    graphs = [_chain(n, name) for n in (3, 40, 7) for name in ("Mul", "Add")]
+    for dot in graphs * 2:
+        assert svg(dot).encode() == _fresh(dot, "svg")
+        layout = positions(dot)
+        assert len(layout["nodes"]) == dot.count("[label=")
+        assert svg(dot).encode() == _fresh(dot, "svg")  # drawn with the positions
+    assert 1 <= len(_dots()) <= 2 * render.DOTS  # one kind for SVG, one for SVG with positions
+
+
+def test_a_graph_dot_cannot_read_fails_with_its_words_and_the_next_is_drawn() -> None:
+    svg(_chain(5))  # a kept `dot` is running
+    with pytest.raises(LayoutError, match="syntax error"):
+        svg("digraph {\n\ta -> \n}\n")
+    assert "Op2Backward0" in svg(_chain(6))
+
+
+def test_a_slow_graph_ends_its_dot_and_the_next_is_drawn_at_once() -> None:
+    slow = _chain(800, "Slow")
+    with pytest.raises(LayoutError, match="took more than"):
+        svg(slow, timeout_s=0.01)
+    started = time.monotonic()
+    assert "Quick2Backward0" in svg(_chain(5, "Quick"))
+    assert time.monotonic() - started < 2.0
+
+
+def test_many_sessions_at_once_share_a_few_dots() -> None:
+    graphs = [_chain(20 + i) for i in range(24)]
+    with ThreadPoolExecutor(max_workers=8) as threads:
+        pictures = list(threads.map(svg, graphs))
+    assert all(f"Op{19 + i}Backward0" in p for i, p in enumerate(pictures))
+    assert len(_dots()) <= 2 * render.DOTS
+
+
+def test_a_dot_is_replaced_after_its_share_of_graphs(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(render, "GRAPHS_PER_DOT", 3)
+    render._Dot.close_idle()
+    seen = set()
+    for n in range(3, 10):
+        svg(_chain(n, "Turn"))
+        seen.update(_dots())
+    assert len(seen) >= 3  # 7 graphs, 3 to a `dot`
+    assert len(_dots()) <= 2 * render.DOTS
