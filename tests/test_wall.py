@@ -437,3 +437,30 @@ def test_the_payloads_left_nothing_behind(
     assert host["other run"] == ["secret.txt"]
     assert host["processes left"] == [] and host["ipc left"] == []
     assert host["canaries intact"] is True and host["sources intact"] is True
+
+
+def test_walls_built_ahead_are_raised_only_in_the_process_they_name(tmp_path: Path) -> None:
+    """A spare child builds its walls before its run comes (explorer.runner.zygote): walls
+    built in one process refuse to lock another, and in their own they hold."""
+    script = textwrap.dedent(f"""
+        import os, sys
+        from explorer.safety import confine
+        walls = confine.Walls(confine.readable_paths())
+        pid = os.fork()
+        if pid == 0:
+            try:
+                walls.lock({str(tmp_path)!r})
+            except RuntimeError as error:
+                print(error, flush=True)
+                os._exit(0)
+            os._exit(1)
+        os.waitpid(pid, 0)
+        walls.lock({str(tmp_path)!r})
+        try:
+            open({str(ROOT / "README.md")!r}).read()
+        except PermissionError:
+            print("locked")
+    """)
+    done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=60, env=os.environ | {"PYTHONPATH": str(ROOT)})
+    assert done.stdout.splitlines() == ["these walls were built for another process", "locked"]

@@ -101,6 +101,7 @@ def _spare(listener: socket.socket, took: int, tell: int, readable: list[str] | 
         os.close(took)
         if os.getppid() != zygote:
             os._exit(1)
+        walls = confine.Walls(readable, gpus) if readable is not None else None
         conn, _ = listener.accept()
         listener.close()
         os.write(tell, b".")
@@ -108,17 +109,18 @@ def _spare(listener: socket.socket, took: int, tell: int, readable: list[str] | 
         _prctl(PR_SET_NAME, RUN)
     except BaseException:  # noqa: BLE001 - the zygote forks another
         os._exit(1)
-    _child(conn, readable, gpus)
+    _child(conn, readable, gpus, walls)
 
 
-def _child(conn: socket.socket, readable: list[str] | None, gpus: list[str]) -> NoReturn:
+def _child(conn: socket.socket, readable: list[str] | None, gpus: list[str],
+           walls: confine.Walls | None) -> NoReturn:
     """Serve one job in this process, then leave without running any cleanup."""
     code = 0
     try:
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         job = json.loads(recv(conn, 1 << 24))
         send(conn, b"{}")  # the parent reads this child's pid from the kernel (SO_PASSCRED)
-        limits = enter(job, readable, gpus)
+        limits = enter(job, readable, gpus, walls)
         def progress(update: dict[str, Any]) -> None:  # streamed while the program runs
             send(conn, json.dumps({"progress": update}).encode())
 
@@ -131,11 +133,12 @@ def _child(conn: socket.socket, readable: list[str] | None, gpus: list[str]) -> 
         os._exit(code)
 
 
-def enter(job: dict[str, Any], readable: list[str] | None, gpus: list[str]) -> Limits:
+def enter(job: dict[str, Any], readable: list[str] | None, gpus: list[str],
+          walls: confine.Walls | None = None) -> Limits:
     """Everything between a job's arrival and its program, in this order: threads, the
-    private directory, the lock (while this process has one thread; none without `readable`),
-    the limits. Standard input becomes /dev/null: the zygote's pipe, reopened by
-    /proc/self/fd/0, is writable."""
+    private directory, the lock (while this process has one thread; none without `readable`;
+    with `walls`, built ahead for it), the limits. Standard input becomes /dev/null: the
+    zygote's pipe, reopened by /proc/self/fd/0, is writable."""
     nothing = os.open(os.devnull, os.O_RDONLY)
     os.dup2(nothing, 0)
     os.close(nothing)
@@ -143,7 +146,7 @@ def enter(job: dict[str, Any], readable: list[str] | None, gpus: list[str]) -> L
     torch.set_num_threads(job["threads"])
     home = _private_dir(job["dir"])
     if readable is not None:
-        confine.lock(home, readable, gpus)
+        (walls or confine.Walls(readable, gpus)).lock(home)
     _limit(limits, job["device"])
     return limits
 

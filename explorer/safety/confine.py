@@ -75,8 +75,26 @@ PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the exp
 def lock(private: str, readable: Iterable[str], gpus: Iterable[str] = ()) -> None:
     """Confine this process (and threads it starts later) for good: Landlock first (reading
     `readable`, `private` and this process's own `/proc/<pid>`), then the seccomp filter."""
-    _landlock(private, [*readable, os.path.realpath("/proc/self")], gpus)
-    _seccomp()
+    Walls(readable, gpus).lock(private)
+
+
+class Walls:
+    """Both walls built for this process and not yet raised: all that needs no run (a few
+    ms), done by a child while it waits for its run (explorer.runner.zygote). `lock` raises
+    them, in this process only: the filter names it."""
+
+    def __init__(self, readable: Iterable[str], gpus: Iterable[str] = ()) -> None:
+        self.pid = os.getpid()
+        self._ruleset = _ruleset([*readable, os.path.realpath("/proc/self")], gpus)
+        self._filter = _filter()
+
+    def lock(self, private: str) -> None:
+        """Confine this process for good, with `private` readable too (see `lock`)."""
+        if os.getpid() != self.pid:
+            raise RuntimeError("these walls were built for another process")
+        self._ruleset.allow(private, rules=READ)  # its working directory, empty
+        self._ruleset.apply()
+        self._filter.load()
 
 
 def readable_paths() -> list[str]:
@@ -113,7 +131,7 @@ def missing() -> list[str]:
     return gaps
 
 
-def _landlock(private: str, readable: Iterable[str], gpus: Iterable[str]) -> None:
+def _ruleset(readable: Iterable[str], gpus: Iterable[str]) -> landlock.Ruleset:
     ruleset = landlock.Ruleset()
     for path in readable:
         ruleset.allow(path, rules=READ if os.path.isdir(path) else landlock.FSAccess.READ_FILE)
@@ -121,11 +139,10 @@ def _landlock(private: str, readable: Iterable[str], gpus: Iterable[str]) -> Non
     for path in (*DEVICES, *gpus):
         if os.path.exists(path):
             ruleset.allow(path, rules=file_rights)
-    ruleset.allow(private, rules=READ)  # its working directory, empty: nothing is made there
-    ruleset.apply()
+    return ruleset
 
 
-def _seccomp() -> None:
+def _filter() -> seccomp.SyscallFilter:
     rules = seccomp.SyscallFilter(seccomp.ALLOW)
     rules.set_attr(seccomp.Attr.CTL_TSYNC, 1)
     denied = seccomp.ERRNO(errno.EPERM)
@@ -145,7 +162,7 @@ def _seccomp() -> None:
     for name, commands in COMMANDS.items():
         for command in commands:
             _add(rules, denied, name, seccomp.Arg(1, seccomp.MASKED_EQ, 0xFFFF_FFFF, command))
-    rules.load()
+    return rules
 
 
 def _add(rules: seccomp.SyscallFilter, action: int, call: str | int,
