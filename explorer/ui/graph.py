@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
@@ -36,7 +37,7 @@ _VIEWER_PAGE = (ASSETS / "viewer.html").read_text(encoding="utf-8")
 
 
 def _viewer(key: str, picture: str, chosen: str | None, height: int, title: str,
-            on_node_change: Any = None) -> None:
+            on_node_change: Callable[[], None] | None = None) -> None:
     """The viewer's frame `height` px high, showing `picture` ("": none) with `chosen` marked."""
     _VIEWER(key=f"{key}.viewer", data={"viewer": _VIEWER_PAGE, "svg": picture,
                                         "chosen": chosen, "height": height, "title": title},
