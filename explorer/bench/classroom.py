@@ -11,8 +11,10 @@ run's caption ("Ran on …") and no error or warning.
 Scenarios: `lesson` (everyone runs the same lesson program), `distinct` (every run's program
 differs), `hosted` (the lesson, with the server in hosted mode). Each prints one line:
 `classroom: scenario=… sessions=N runs=R p50_s=x p95_s=y errors=E cache_hits=H`; then the
-calibration (4 learners' typed programs timed by this client and, side by side, in
-Chromium's tabs themselves, to the run's "script finished" message and to the output drawn:
+calibration (4 learners' typed programs timed by this client, in a process of its own, and,
+side by side, in Chromium's tabs themselves, to the run's "script finished" message and to
+the output drawn; each learner's runs in a slot of their own, so that no run waits for
+another:
 `classroom: calibration sessions=4 protocol_p50_s=x browser_p50_s=y ratio=r
 browser_drawn_p50_s=z`); last, the knee, the fewest sessions at which the lesson's p95
 passes KNEE_S: `classroom: knee_sessions=N`.
@@ -22,12 +24,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+import multiprocessing
 import random
 import statistics
 import tempfile
 import time
 from collections.abc import Callable, Coroutine, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -231,6 +234,45 @@ class Calibration:
     drawn: list[float]
 
 
+def _program(who: str, learner: int, run: int) -> str:
+    """A calibration run's program: the lesson, printing whose run it is."""
+    return f"{by_key(LESSON).code}print('{who}-{learner}-{run}')\n"
+
+
+async def _paced(run: int, begun: float, slot: int, slots: int) -> None:
+    """Wait for a calibration learner's `run`: each learner has its `slot` of the pace, so
+    that no two runs wait for each other and both clients see the same server."""
+    due = begun + (run + slot / slots) * CALIBRATION_PACE_S
+    await asyncio.sleep(max(0.0, due - time.monotonic()))
+
+
+async def _opened(everyone: Any) -> None:
+    """Wait until every learner of the calibration, of both clients, has opened the lesson."""
+    await asyncio.to_thread(everyone.wait, RUN_TIMEOUT_S)
+
+
+def _protocol_side(url: str, sessions: int, runs: int, everyone: Any) -> list[float]:
+    """This client's part of the calibration, in a process of its own: in the process that
+    drives the browsers, its learners would hear the server only when Playwright's own
+    traffic with them let them."""
+    async def learner(number: int) -> list[float]:
+        async with connect(url) as socket:
+            session = Learner(socket)
+            await session.open(by_key(LESSON).code)
+            await _opened(everyone)
+            begun, seen = time.monotonic(), []
+            for run in range(runs):
+                await _paced(run, begun, 2 * number, 2 * sessions)
+                seen.append((await session.type_and_run(_program("p", number, run))).latency_s)
+            return seen
+
+    async def everyone_of_them() -> list[float]:
+        return [t for seen in await asyncio.gather(*map(learner, range(sessions)))
+                for t in seen]
+
+    return asyncio.run(everyone_of_them())
+
+
 async def _calibration(url: str, sessions: int, runs: int) -> Calibration:
     """The same work from this client and from Debian's Chromium, side by side: `sessions`
     learners of each open the lesson link; once all have, each runs `runs` programs of its
@@ -238,39 +280,21 @@ async def _calibration(url: str, sessions: int, runs: int) -> Calibration:
     from playwright.async_api import async_playwright, expect
 
     lesson = by_key(LESSON).code
-    opened = asyncio.Barrier(2 * sessions)
     result = Calibration([], [], [])
 
-    def program(who: str, learner: int, run: int) -> str:
-        return f"{lesson}print('{who}-{learner}-{run}')\n"
-
-    async def paced(run: int, begun: float) -> None:
-        await asyncio.sleep(max(0.0, begun + run * CALIBRATION_PACE_S - time.monotonic()))
-
-    async def protocol(number: int) -> None:
-        async with connect(url) as socket:
-            session = Learner(socket)
-            await session.open(lesson)
-            await opened.wait()
-            begun = time.monotonic()
-            for run in range(runs):
-                await paced(run, begun)
-                result.protocol.append(
-                    (await session.type_and_run(program("p", number, run))).latency_s)
-
-    async def browser(chromium: Any, number: int) -> None:
+    async def browser(chromium: Any, number: int, everyone: Any) -> None:
         context = await chromium.new_context(viewport={"width": 1400, "height": 1000})
         await context.add_init_script(TAB_CLOCK)
         try:
             page = await context.new_page()
             await page.goto(f"{url}/{PAGE}?code={encode_code(lesson)}&lang=en")
             await expect(page.get_by_text(RAN).first).to_be_visible(timeout=RUN_TIMEOUT_S * 1e3)
-            await opened.wait()
+            await _opened(everyone)
             begun = time.monotonic()
             for run in range(runs):
-                code = program("b", number, run)
+                code = _program("b", number, run)
                 await page.get_by_label("Code").fill(code)
-                await paced(run, begun)
+                await _paced(run, begun, 2 * number + 1, 2 * sessions)
                 token = code.splitlines()[-1].split("'")[1]  # what its last line prints
                 before = await page.evaluate("token => { window.__tab.token = token; "
                                              "window.__tab.drawn = 0; "
@@ -291,9 +315,13 @@ async def _calibration(url: str, sessions: int, runs: int) -> Calibration:
     async with async_playwright() as playwright:
         chromium = await playwright.chromium.launch(executable_path=CHROMIUM,
                                                     args=CHROMIUM_ARGS)
+        spawn = multiprocessing.get_context("spawn")
         try:  # side by side: both see the same load
-            await asyncio.gather(*(protocol(i) for i in range(sessions)),
-                                 *(browser(chromium, i) for i in range(sessions)))
+            with spawn.Manager() as manager, ProcessPoolExecutor(1, mp_context=spawn) as other:
+                everyone = manager.Barrier(2 * sessions)
+                ours = other.submit(_protocol_side, url, sessions, runs, everyone)
+                await asyncio.gather(*(browser(chromium, i, everyone) for i in range(sessions)))
+                result.protocol = await asyncio.wrap_future(ours)
         finally:
             await chromium.close()
     return result

@@ -64,33 +64,36 @@ def main(path: str, lock: bool) -> None:
     os.dup2(quiet, 1)                         # pipe nobody reads: children write to nothing
     os.dup2(quiet, 2)
     took, tell = os.pipe()  # a spare that took a connection says so here
-    spare: int | None = None  # a pidfd of the child waiting for a connection
-    last: int | None = None  # of the child that took the last one, while it runs
-    ready: list[Any] = []
+    locked = readable if lock else None
+    spare: int | None = _spare(listener, took, tell, locked, gpus)  # a pidfd of it
+    last: int | None = None  # of the child that took the last connection, while it runs
     while True:
-        # The next spare is forked once the last run has ended (a fork beside a run slows
-        # it down), or at once when a connection waits.
-        if spare is None and (last is None or last in ready or listener in ready):
-            if last is not None:
-                os.close(last)
-                last = None
-            spare = _spare(listener, took, tell, readable if lock else None, gpus)
-        watch = [sys.stdin, took, spare] if spare is not None else [
-            sys.stdin, listener, *([last] if last is not None else [])]
-        ready, _, _ = select.select(watch, [], [])
+        watch = [sys.stdin, took, spare] if spare is not None else [sys.stdin, listener]
+        ready, _, _ = select.select(watch + ([last] if last is not None else []), [], [])
         if sys.stdin in ready:  # the parent is gone
             return
         if took in ready:  # the spare took a connection: it runs now
             os.read(took, 64)
+            if last is not None:
+                os.close(last)
             last, spare = spare, None
-        elif spare in ready:  # it ended without one
-            os.close(spare)
+        elif spare in ready:  # it ended unused: the next one when a connection waits
+            os.close(spare)  # (so one that cannot start is not forked again and again)
             spare = None
+        ended = last is not None and last in ready
+        if ended:
+            os.close(last)
+            last = None
+        # The next spare is forked once the last run has ended (a fork beside a run slows
+        # it down), or at once when a connection waits.
+        if spare is None and (ended or listener in ready):
+            spare = _spare(listener, took, tell, locked, gpus, last)
 
 
 def _spare(listener: socket.socket, took: int, tell: int, readable: list[str] | None,
-           gpus: list[str]) -> int:
-    """Fork the child that takes the next connection; a pidfd of it."""
+           gpus: list[str], running: int | None = None) -> int:
+    """Fork the child that takes the next connection; a pidfd of it. (`running`: the
+    zygote's pidfd of a run, which the child closes.)"""
     zygote = os.getpid()
     pid = os.fork()
     if pid:
@@ -98,10 +101,15 @@ def _spare(listener: socket.socket, took: int, tell: int, readable: list[str] | 
     try:
         _prctl(PR_SET_NAME, SPARE)
         _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # a spare ends with the zygote
-        os.close(took)
+        for fd in (took, running):
+            if fd is not None:
+                os.close(fd)
         if os.getppid() != zygote:
             os._exit(1)
-        walls = confine.Walls(readable, gpus) if readable is not None else None
+        try:  # else they are built in the run, whose failure the parent then reports
+            walls = confine.Walls(readable, gpus) if readable is not None else None
+        except Exception:  # noqa: BLE001
+            walls = None
         conn, _ = listener.accept()
         listener.close()
         os.write(tell, b".")

@@ -1,6 +1,6 @@
 """The last wall, raised by each run's process on itself before the program runs.
 
-Assume the program runs arbitrary Python with real builtins. After `lock()` this process:
+Assume the program runs arbitrary Python with real builtins. After `Walls.lock()` this process:
 - opens only files beneath what Python needs and its own empty private directory, all
   read-only (it makes no file, not even an empty one), by Landlock: not the host's `/etc`,
   `/root`, `/home`, the app's checkout, other runs' directories or `/proc` of other
@@ -14,9 +14,9 @@ Assume the program runs arbitrary Python with real builtins. After `lock()` this
   `clone3`, so that threads fall back to `clone`, and for system calls newer than this
   list): a plain error.
 
-Both hold for every thread started later, which is why `lock()` runs while the process has
-one thread. `missing()` tells what this kernel lacks; `explorer.safety.box` builds the walls
-around the zygote itself.
+Both hold for every thread started later, which is why `Walls.lock()` runs while the
+process has one thread. `missing()` tells what this kernel lacks; `explorer.safety.box`
+builds the walls around the zygote itself.
 """
 
 from __future__ import annotations
@@ -72,12 +72,6 @@ DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
 PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the explorer package
 
 
-def lock(private: str, readable: Iterable[str], gpus: Iterable[str] = ()) -> None:
-    """Confine this process (and threads it starts later) for good: Landlock first (reading
-    `readable`, `private` and this process's own `/proc/<pid>`), then the seccomp filter."""
-    Walls(readable, gpus).lock(private)
-
-
 class Walls:
     """Both walls built for this process and not yet raised: all that needs no run (a few
     ms), done by a child while it waits for its run (explorer.runner.zygote). `lock` raises
@@ -89,7 +83,9 @@ class Walls:
         self._filter = _filter()
 
     def lock(self, private: str) -> None:
-        """Confine this process for good, with `private` readable too (see `lock`)."""
+        """Confine this process (and threads it starts later) for good: Landlock first
+        (reading `readable`, `private` and this process's own `/proc/<pid>`), then the
+        seccomp filter."""
         if os.getpid() != self.pid:
             raise RuntimeError("these walls were built for another process")
         self._ruleset.allow(private, rules=READ)  # its working directory, empty
@@ -118,7 +114,7 @@ def gpu_devices() -> list[str]:
 
 
 def missing() -> list[str]:
-    """What the kernel lacks for `lock()`: empty when both walls stand."""
+    """What the kernel lacks for `Walls`: empty when both walls stand."""
     gaps = []
     try:
         landlock.plumbing.landlock_abi_version()
