@@ -216,3 +216,28 @@ def test_a_run_cannot_limit_the_zygote(unguarded_pool: WorkerPool) -> None:
     time.sleep(0.3)
     assert Path(f"/proc/{zygote}").exists()
 
+
+
+def test_a_run_holds_nothing_of_the_zygote(unguarded_pool: WorkerPool) -> None:
+    """A run's child was forked ahead of its run (explorer/runner/zygote.py): by then it has
+    closed the zygote's listening socket, the pipe on which it told the zygote it took its
+    connection, and any handle on another run. What it holds: its connection, /dev/null and
+    its walls."""
+    code = SOCKET_FDS + textwrap.dedent("""
+        import socket
+        from explorer.runner.trace import failure
+        from explorer.runner.wire import send, trace_message
+        held = []
+        for fd in fds + [fd for fd in map(int, os.listdir('/proc/self/fd')) if fd not in fds]:
+            try:
+                held.append(os.readlink(f'/proc/self/fd/{fd}').split(':[')[0]
+                            if fd in fds else os.readlink(f'/proc/self/fd/{fd}'))
+            except OSError:
+                pass  # the listing's own
+        send(socket.socket(fileno=fds[0]), trace_message(failure("Held", " ".join(held))))
+    """)
+    trace, _ = _unguarded(unguarded_pool, code)
+    assert isinstance(trace, Trace) and trace.error is not None, trace
+    connection, *rest = trace.error["message"].split()
+    assert connection == "socket" and set(rest) <= {"/dev/null", "anon_inode:[landlock-ruleset]"}
+    assert unguarded_pool.run(NEXT).stdout == "42\n"
