@@ -7,13 +7,13 @@ import os
 import subprocess
 import time
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import pytest
 
 from explorer.runner.graph_view import view
 from explorer.views import render
 from explorer.views.render import LayoutError, positions, svg
+from tests.test_worker import name_of, parent_of, processes
 
 
 def _chain(n: int, name: str = "Op") -> str:
@@ -25,16 +25,7 @@ def _chain(n: int, name: str = "Op") -> str:
 
 def _dots() -> list[int]:
     """This process's `dot` children."""
-    found = []
-    for proc in Path("/proc").iterdir():
-        try:
-            stat = (proc / "stat").read_text()
-        except OSError:
-            continue
-        name, rest = stat[stat.index("(") + 1:stat.rindex(")")], stat[stat.rindex(")") + 2:]
-        if name == "dot" and int(rest.split()[1]) == os.getpid() and rest[0] != "Z":
-            found.append(int(proc.name))
-    return found
+    return [p for p in processes() if name_of(p) == "dot" and parent_of(p) == os.getpid()]
 
 
 def _fresh(dot: str, *formats: str) -> bytes:

@@ -29,6 +29,7 @@ from explorer.bench.served import ROOT
 from explorer.runner.worker import WorkerPool
 from explorer.safety import box, confine
 from explorer.safety.limits import Limits
+from tests.test_worker import parent_of, processes
 from tests.wall_attacks import WALL_ATTACKS, WallAttack
 
 pytestmark = pytest.mark.skipif(bool(box.missing() or confine.missing()),
@@ -122,19 +123,6 @@ def ipc_objects() -> set[str]:
     for kind in ("shm", "sem", "msg"):
         lines = Path(f"/proc/sysvipc/{kind}").read_text().splitlines()[1:]
         found |= {f"{kind} {' '.join(line.split()[:2])}" for line in lines}
-    return found
-
-
-def processes(marker: str = "") -> set[int]:
-    """Processes whose command line mentions `marker` (a probe's own directory: other pools
-    come and go on a shared host)."""
-    found = set()
-    for entry in os.listdir("/proc"):
-        try:
-            if entry.isdigit() and marker in Path(f"/proc/{entry}/cmdline").read_text():
-                found.add(int(entry))
-        except OSError:
-            pass
     return found
 
 
@@ -235,7 +223,7 @@ def test_the_pool_runs_its_zygote_in_the_box() -> None:
         trace = pool.run("print(1 + 1)")
         assert trace.ok and trace.stdout == "2\n"
         assert pool._zygote is not None
-        (zygote,) = [p for p in processes() if _parent(p) == pool._zygote.pid]
+        (zygote,) = [p for p in processes() if parent_of(p) == pool._zygote.pid]
         status = Path(f"/proc/{zygote}/status").read_text()
         assert "CapEff:\t0000000000000000" in status
         assert f"Uid:\t{box.box_user()}\t" in status
@@ -244,14 +232,6 @@ def test_the_pool_runs_its_zygote_in_the_box() -> None:
                     != os.readlink(f"/proc/self/ns/{namespace}")), namespace
     finally:
         pool.close()
-
-
-def _parent(pid: int) -> int | None:
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return None
-    return int(fields[1])
 
 
 # Runs in the box: for each group of payloads, a stand-in zygote and a victim run next to an

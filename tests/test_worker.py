@@ -44,47 +44,53 @@ def assert_works(pool: WorkerPool) -> None:
     assert trace.stdout == "42\n"
 
 
+def processes(marker: str = "") -> set[int]:
+    """Processes whose command line mentions `marker` (every one, without)."""
+    found = set()
+    for entry in os.listdir("/proc"):
+        try:
+            if entry.isdigit() and marker in Path(f"/proc/{entry}/cmdline").read_text():
+                found.add(int(entry))
+        except OSError:
+            pass
+    return found
+
+
 def zygote_processes(pool: WorkerPool) -> list[int]:
     """The zygote and its children: every process started for this pool's socket."""
-    found = []
-    for proc in Path("/proc").iterdir():
-        try:
-            cmdline = (proc / "cmdline").read_bytes()
-        except OSError:
-            continue
-        if pool._socket.encode() in cmdline:
-            found.append(int(proc.name))
-    return found
+    return sorted(processes(pool._socket))
 
 
 def run_processes(pool: WorkerPool) -> list[int]:
     """The pool's runs: children of the zygote (which, in the box, is bubblewrap's child),
     but for the one it keeps forked ahead (`spares`)."""
-    return [p for p in _children(pool) if _name(p) != "explorer-spare"]
+    return [p for p in _children(pool) if name_of(p) != "explorer-spare"]
 
 
 def spares(pool: WorkerPool) -> list[int]:
     """The zygote's children waiting for a connection (explorer/runner/zygote.py)."""
-    return [p for p in _children(pool) if _name(p) == "explorer-spare"]
+    return [p for p in _children(pool) if name_of(p) == "explorer-spare"]
 
 
 def _children(pool: WorkerPool) -> list[int]:
     assert pool._zygote is not None
     found = zygote_processes(pool)
-    parents = {p: _parent(p) for p in found}
+    parents = {p: parent_of(p) for p in found}
     zygotes = [p for p in found if parents[p] == pool._zygote.pid] if pool.boxed else [
         pool._zygote.pid]
     return [p for p in found if parents[p] in zygotes]
 
 
-def _name(pid: int) -> str | None:
+def name_of(pid: int) -> str | None:
+    """The name of process `pid` (/proc/PID/comm; None once it has ended)."""
     try:
         return Path(f"/proc/{pid}/comm").read_text().strip()
     except OSError:
         return None
 
 
-def _parent(pid: int) -> int | None:
+def parent_of(pid: int) -> int | None:
+    """The parent of process `pid` (None once it has ended)."""
     try:
         return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
     except OSError:
