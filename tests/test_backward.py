@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import plotly.graph_objects as go
 import pytest
 import torch
 
@@ -170,6 +171,29 @@ def _figure(trace: dict, at: int | None = None) -> tuple:
     shown = view(trace.graphs[call["graph"]], call["roots"], show_saved=False,
                  show_attrs=False)
     return call, figure(call, positions(shown.dot), svg(shown.dot), shown.groups, at=at)
+
+
+def assert_plotly_checks(chart: go.Figure) -> None:
+    """`chart` (made without plotly's checks) is what plotly, checking it, makes of it."""
+    made = chart.to_dict()
+    assert go.Figure(made).to_dict() == made
+
+
+@pytest.mark.parametrize("code", [SEED, MY_RELU + (
+    "x = torch.randn(3, requires_grad=True)\nMyReLU.apply(x).sum().backward()\n"), (
+    "x = torch.ones(4, requires_grad=True)\ny = x\nfor i in range(300):\n"
+    "    y = y * 1.001\nout = y.sum()\nout.backward()\n")], ids=["seed", "relu", "batched"])
+def test_the_figures_are_what_plotly_checked_would_make(code: str) -> None:
+    trace = execute(code)
+    call = trace.backward[-1]
+    shown = view(trace.graphs[call["graph"]], call["roots"], show_saved=False,
+                 show_attrs=False)
+    layout, picture = positions(shown.dot), svg(shown.dot)
+    for at in (None, 0, len(call["steps"]) - 1):
+        for animated in (True, False):
+            assert_plotly_checks(figure(call, layout, picture, shown.groups, at=at,
+                                        animated=animated))
+    assert_plotly_checks(figure(call, layout, picture, shown.groups, numbers=True, lang="zh"))
 
 
 def test_the_animation_highlights_each_node_as_the_engine_runs_it() -> None:

@@ -9,6 +9,7 @@ from explorer.views.animation import growing
 from explorer.views.export import animation_view
 from explorer.views.render import positions, svg
 from explorer.views.timeline import timeline
+from tests.test_backward import assert_plotly_checks
 
 TWO_GRAPHS = ("a = torch.ones(2, requires_grad=True)\nb = (a * a).sum()\nb.backward()\n"
               "c = torch.ones(2, requires_grad=True)\nd = c.exp()\ne = d.sum()\ne.backward()\n")
@@ -65,3 +66,4 @@ def test_the_growing_picture_veils_what_is_not_made_and_outlines_what_is_new(
     assert list(chart.data[2].x).count(None) == len(outlined) == 2
     assert chart.data[14].text == ("<b>statement 2 of 4: line 3</b>",)
     assert not any(chart.data[13].text)  # no gradient numbers before the pass
+    assert_plotly_checks(chart)

@@ -300,3 +300,24 @@ def test_a_child_waits_forked_ahead_and_another_takes_its_place(pool: WorkerPool
     assert_works(pool)
     assert wait_until(lambda: len(spares(pool)) == 1 and spares(pool) != [second])
     assert wait_until(lambda: run_processes(pool) == [])
+
+
+STATE = """print(torch.rand(2), np.random.rand(2), random.random())
+print(torch.is_grad_enabled(), torch.is_inference_mode_enabled(), torch.is_anomaly_enabled(),
+      torch.get_default_dtype(), torch.get_num_threads())
+x = torch.ones(2, requires_grad=True)
+(x * x).sum().backward()
+print(x.grad, len(torch.optim.SGD([x], lr=0.1).state))
+"""
+
+
+def test_a_spare_that_warmed_up_runs_a_program_as_one_taken_at_once(pool: WorkerPool) -> None:
+    # A spare with nothing to do runs the zygote's warm-up again (explorer/runner/zygote.py);
+    # one forked because a connection waits goes straight to it. Both give the same run.
+    assert_works(pool)
+    assert wait_until(lambda: len(spares(pool)) == 1)
+    time.sleep(1)  # the spare has warmed up
+    with ThreadPoolExecutor(2) as runs:  # the second waits: its spare does not warm up
+        warmed, at_once = runs.map(lambda _: pool.run(f"import random\n{STATE}"), range(2))
+    assert warmed.ok and at_once.ok, (warmed.error, at_once.error)
+    assert warmed.stdout == at_once.stdout and "tensor([2., 2.])" in warmed.stdout

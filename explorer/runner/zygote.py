@@ -2,8 +2,9 @@
 
 `python -m explorer.runner.zygote SOCKET` listens on a Unix socket, normally inside the box that
 `explorer.safety.box` builds. It keeps one child forked ahead, waiting for the next connection
-(so a run does not wait for a fork of this large process); the child that takes a connection
-tells the zygote, which forks the next one. That child reads one job, says hello
+(so a run does not wait for a fork of this large process, nor, when the spare had time to
+warm up, for most of the page faults a fork's child takes); the child that takes a
+connection tells the zygote, which forks the next one. That child reads one job, says hello
 (the parent learns its pid from the kernel, to kill it at the deadline), makes its private
 directory, locks itself in (`explorer.safety.confine`), lowers its limits, runs the job and answers
 with the Trace as JSON, never pickle: even a child that escaped the sandbox cannot make the
@@ -41,6 +42,9 @@ _LIBC = ctypes.CDLL(None, use_errno=True)
 # Run once before forking: every child inherits PyTorch's first-call set-up, including the
 # TorchDynamo import an optimizer's first `step()` makes (2.5 s, in every run otherwise), and
 # the error explanations the last line's error reads (a child may be out of memory by then).
+# Run again by a spare while no connection waits: a forked child pays a page fault for each
+# of the zygote's pages it first writes, and a run's first ~2,000 (~6 ms) are then taken
+# ahead of it.
 WARM_UP = ("x = torch.ones(2, 2, requires_grad=True)\nout = (x * x + 1).mean()\nout.backward()\n"
            "torch.optim.SGD([x], lr=0.1).step()\nout.backward()\n")
 
@@ -110,6 +114,8 @@ def _spare(listener: socket.socket, took: int, tell: int, readable: list[str] | 
             walls = confine.Walls(readable, gpus) if readable is not None else None
         except Exception:  # noqa: BLE001
             walls = None
+        if not select.select([listener], [], [], 0)[0]:
+            execute(WARM_UP)
         conn, _ = listener.accept()
         listener.close()
         os.write(tell, b".")
