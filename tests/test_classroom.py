@@ -38,3 +38,37 @@ def test_a_program_typed_into_the_editor_is_the_one_that_runs(app_url: str) -> N
 def test_a_failing_program_counts_as_a_problem_with_its_words(app_url: str) -> None:
     (run,) = play(_visit(app_url, "x = 1\nprint(undefined_name)\n", presses=0))
     assert not run.ok and "NameError" in run.problem
+
+
+class _Counted:
+    """A websocket that counts the bytes it receives."""
+
+    def __init__(self, socket: object) -> None:
+        self.socket, self.received = socket, 0
+
+    async def send(self, message: bytes) -> None:
+        await self.socket.send(message)
+
+    async def recv(self) -> bytes:
+        message = await self.socket.recv()
+        self.received += len(message)
+        return message
+
+
+def test_the_editors_code_crosses_the_websocket_once_per_tab(app_url: str) -> None:
+    # The editor's 370 KB bundle is an element of its own whose message never changes: a tab
+    # that keeps it (as this learner does, like a browser) is sent its hash alone.
+    async def visit() -> list[tuple[Run, int]]:
+        async with connect(app_url) as socket:
+            counted = _Counted(socket)
+            learner, seen = Learner(counted), []
+            for run in (lambda: learner.open(SEED), learner.press_run,
+                        lambda: learner.type_and_run(SEED + "print('typed')\n")):
+                before = counted.received
+                seen.append((await run(), counted.received - before))
+            return seen
+
+    (opened, first), *again = play(visit())
+    assert opened.ok and first > 300_000, first
+    for run, size in again:
+        assert run.ok and size < 50_000, (run, size)

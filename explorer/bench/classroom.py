@@ -1,12 +1,13 @@
 """A classroom on one box, measured: `python -m explorer.bench --classroom`.
 
 Each learner is a Streamlit session spoken to over Streamlit's own websocket protocol (its
-protobuf BackMsg / ForwardMsg; no browser), so one process plays a hundred of them. A learner
-opens the Playground from a lesson link (the program in the URL runs on open, as a shared
-link's does), then every `interval_s` seconds presses Run, or types a new program into the
-editor and presses Ctrl+Enter (the editor's own message). A run's latency is from the message
-that asks for it to the server's "script finished"; it went well if the page then shows the
-run's caption ("Ran on …") and no error or warning.
+protobuf BackMsg / ForwardMsg; no browser), so one process plays a hundred of them; like a
+tab, it keeps the large messages Streamlit marks cacheable and is then sent their hash
+alone. A learner opens the Playground from a lesson link (the program in the URL runs on
+open, as a shared link's does), then every `interval_s` seconds presses Run, or types a new
+program into the editor and presses Ctrl+Enter (the editor's own message). A run's latency is
+from the message that asks for it to the server's "script finished"; it went well if the
+page then shows the run's caption ("Ran on …") and no error or warning.
 
 Scenarios: `lesson` (everyone runs the same lesson program), `distinct` (every run's program
 differs), `hosted` (the lesson, with the server in hosted mode). Each prints one line:
@@ -116,6 +117,7 @@ class Learner:
         self.socket = socket
         self.run_button = ""
         self.editor = ""  # the code editor component's id
+        self.kept: dict[str, ForwardMsg] = {}  # as a tab keeps them: cacheable ones, by hash
 
     async def open(self, code: str) -> Run:
         """Open the page from a link carrying `code`: it runs on open."""
@@ -142,14 +144,14 @@ class Learner:
             widget = message.rerun_script.widget_states.widgets.add()
             widget.id = f"$$STREAMLIT_INTERNAL_KEY_{self.editor}__events"  # its events' id
             widget.json_trigger_value = json.dumps([{"event": "run", "value": editor_run}])
+        message.rerun_script.cached_message_hashes.extend(self.kept)
         started = time.perf_counter()
         ran, reused, problem = False, False, ""
         try:
             async with asyncio.timeout(RUN_TIMEOUT_S):
                 await self.socket.send(message.SerializeToString())
                 while True:
-                    reply = ForwardMsg()
-                    reply.ParseFromString(await self.socket.recv())
+                    reply = self._kept(await self.socket.recv())
                     kind = reply.WhichOneof("type")
                     if kind == "script_finished":
                         break
@@ -176,6 +178,18 @@ class Learner:
         latency = time.perf_counter() - started
         return Run(latency, ran and not problem, problem or ("" if ran else "no result"),
                    reused)
+
+
+    def _kept(self, received: bytes) -> ForwardMsg:
+        """A message as the tab reads it: one sent by its hash alone (Streamlit's message
+        cache: one the tab said it keeps) is the kept one; a cacheable one is kept."""
+        reply = ForwardMsg()
+        reply.ParseFromString(received)
+        if reply.WhichOneof("type") == "ref_hash":
+            return self.kept[reply.ref_hash]
+        if reply.metadata.cacheable:
+            self.kept[reply.hash] = reply
+        return reply
 
 
 def connect(url: str, cookie: str | None = None) -> Any:

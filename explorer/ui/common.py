@@ -29,6 +29,7 @@ CSS = """<style>
   font-size: .8rem !important; padding: .25rem .45rem !important; }
 [data-testid="stTable"] p, [data-testid="stTable"] code {
   white-space: nowrap !important; font-size: .8rem !important; }
+.st-key-editor-library { display: none; } /* draws nothing (explorer/ui/code_editor.py) */
 </style>"""
 
 

@@ -1,4 +1,9 @@
-// The program editor: CodeMirror 6 as a Streamlit (v2) component.
+// The program editor: CodeMirror 6 for a Streamlit (v2) component.
+//
+// This bundle is a library. A page mounts it as an element of its own that draws nothing
+// (explorer/ui/code_editor.py): that element's message is the same at every rerun, so
+// Streamlit sends a tab its 370 KB once and then only its hash. It hands `mount` to the
+// editor component (explorer/ui/assets/editor-mount.js), which calls it with its own.
 //
 // Python sends `data`: {code, label, step, error: {line, message} | null, focus}; the editor
 // sends back state `code` (on blur and on Ctrl/Cmd+Enter) and the trigger `run` (the code, on
@@ -56,7 +61,7 @@ function decorations(doc, { step, error }) {
 
 const views = new WeakMap();
 
-export default function (component) {
+function mount(component) {
   const { data, parentElement, setStateValue, setTriggerValue } = component;
   let view = views.get(parentElement);
   if (!view) {
@@ -95,3 +100,9 @@ export default function (component) {
     view.dispatch({ effects: EditorView.scrollIntoView(line.from, { y: "nearest" }) });
   }
 }
+
+const editor = (globalThis.autogradExplorerEditor ??= {});  // as editor-mount.js makes it
+editor.ready ??= new Promise((resolve) => { editor.define = resolve; });
+editor.define(mount);
+
+export default function () {}  // the library's own element draws nothing
