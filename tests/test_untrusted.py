@@ -5,6 +5,7 @@ showing one are in tests/test_untrusted_pages.py."""
 
 from __future__ import annotations
 
+import gc
 import json
 import re
 import time
@@ -23,7 +24,14 @@ from explorer.runner.validate import (
     BadResult,
     progress,
 )
-from explorer.runner.wire import MAX_CONTAINERS, MAX_DEPTH, BadAnswer, decode, trace_message
+from explorer.runner.wire import (
+    MAX_CONTAINERS,
+    MAX_DEPTH,
+    BadAnswer,
+    decode,
+    trace_message,
+    uncollected,
+)
 from explorer.runner.worker import WorkerPool
 from explorer.safety.limits import Limits
 from explorer.views.devices import MAX_GPUS, cuda_devices
@@ -60,6 +68,21 @@ def test_a_malformed_answer_is_a_clear_value_error_never_a_crash() -> None:
     assert cleaned == {"stdout": "a\ufffdb", "w": [["\ufffd"]], "\ufffd": "😀"}
     json.dumps(cleaned).encode()  # it can be sent on
     assert Trace.from_json(b"[" * 5000 + b"]" * 5000).error["type"] == "BadResult"
+
+
+def test_an_answer_is_read_without_the_cyclic_collector_which_comes_back_after() -> None:
+    seen = []
+    with pytest.raises(BadAnswer), uncollected():
+        seen.append(gc.isenabled())
+        decode(b"[not json")
+    assert seen == [False] and gc.isenabled()
+    gc.disable()  # held off by someone else: left so
+    try:
+        with uncollected():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
 
 
 def test_an_answer_of_millions_of_tiny_objects_is_refused_before_decoding() -> None:

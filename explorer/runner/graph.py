@@ -23,7 +23,6 @@ reused for another object.
 
 from __future__ import annotations
 
-import gc
 import itertools
 import weakref
 from collections.abc import Iterator
@@ -36,6 +35,7 @@ from torchviz.dot import SAVED_PREFIX, resize_graph
 from explorer.runner.graph_view import edge_line, node_line
 from explorer.runner.modules import Modules, Names
 from explorer.runner.snapshot import version
+from explorer.runner.wire import uncollected
 
 NODE_ATTR = dict(style="filled", shape="box", align="left", fontsize="10", ranksep="0.1",
                  height="0.2", fontname="monospace")  # torchviz's
@@ -94,16 +94,12 @@ def record(variables: dict[str, Any], ids: Ids, max_nodes: int,
         return None
     drawing = _Drawing(ids, {key: " = ".join(n) for key, n in names.items()}, max_nodes,
                        (modules or Modules()).names(variables))
-    collecting = gc.isenabled()
-    gc.disable()  # the walk makes many small dicts and no cycles: nothing for gc to find
     try:
-        return drawing.draw(roots.values())
+        with uncollected():
+            return drawing.draw(roots.values())
     except TooBig:
         return {"dot": None, "nodes": [], "edges": [],
                 "note": f"The graph has more than {max_nodes:,} nodes; it is not drawn."}
-    finally:
-        if collecting:
-            gc.enable()
 
 
 class _Drawing:

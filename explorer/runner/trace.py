@@ -13,7 +13,7 @@ from typing import Any
 
 from explorer.content.explain import explain
 from explorer.runner.validate import BadResult, trace_fields
-from explorer.runner.wire import BadAnswer, decode
+from explorer.runner.wire import BadAnswer, decode, uncollected
 from explorer.safety.limits import Limits
 
 Variables = dict[str, dict[str, Any]]
@@ -70,11 +70,12 @@ class Trace:
     @classmethod
     def from_json(cls, text: str | bytes, limits: Limits | None = None) -> Trace:
         """The Trace `text` holds (see from_dict); a BadResult error Trace if it is none."""
-        try:
-            data = decode(text.encode(errors="replace") if isinstance(text, str) else text)
-        except BadAnswer as error:
-            return refused(str(error))
-        return cls.from_dict(data, limits)
+        with uncollected():
+            try:
+                data = decode(text.encode(errors="replace") if isinstance(text, str) else text)
+            except BadAnswer as error:
+                return refused(str(error))
+            return cls.from_dict(data, limits)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], limits: Limits | None = None) -> Trace:

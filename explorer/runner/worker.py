@@ -35,7 +35,7 @@ from typing import Any
 from explorer.runner.results import MAX_BYTES, Results
 from explorer.runner.trace import Trace, failure, refused
 from explorer.runner.validate import BadResult, progress
-from explorer.runner.wire import BadAnswer, TooLarge, decode, job_message, recv, send
+from explorer.runner.wire import BadAnswer, TooLarge, decode, job_message, recv, send, uncollected
 from explorer.safety import box, confine
 from explorer.safety.limits import Limits, time_message
 from explorer.serve.hosting import settings
@@ -145,10 +145,11 @@ class WorkerPool:
                 watchdog = _Watchdog(conn, started + limits.time_s + GRACE_S)
                 while True:  # progress updates, then the Trace
                     answer = recv(conn, MAX_RESULT_BYTES)
-                    message = decode(answer)
-                    if "progress" not in message:
-                        watchdog.kill()  # it has answered: it ends while its answer is read
-                        return Trace.from_dict(message, limits), len(answer)
+                    with uncollected():
+                        message = decode(answer)
+                        if "progress" not in message:
+                            watchdog.kill()  # it has answered: it ends while it is read
+                            return Trace.from_dict(message, limits), len(answer)
                     if on_progress is not None:
                         on_progress(progress(message["progress"]))
             except TooLarge as error:
