@@ -66,6 +66,14 @@ def pytest_addoption(parser: Any) -> None:
                      help="write tests/golden/*.json anew from this run (tests/test_golden.py)")
 
 
+def editor_code(at: Any) -> str | None:
+    """The program an AppTest page's editor shows (None: the page has none); the editor's
+    library, an element of its own (explorer/ui/code_editor.py), holds no program."""
+    editors = [e.proto for e in at.get("bidi_component")
+               if e.proto.component_name.endswith("autograd_explorer.editor")]
+    return json.loads(editors[0].json)["code"] if editors else None
+
+
 def graph_viewer(at: Any) -> tuple[str, str]:
     """The graph picture an AppTest page drew: the SVG its component posts to the viewer's
     frame, and the component's script (explorer/ui/assets/graph.js)."""

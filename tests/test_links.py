@@ -5,7 +5,6 @@ refused with a reason and leave a working page."""
 from __future__ import annotations
 
 import base64
-import json
 import re
 import zlib
 
@@ -14,6 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 from explorer.content.examples import by_key
 from explorer.views.permalink import MAX_QUERY, encode_code
+from tests.conftest import editor_code
 from tests.programs import SEED
 
 TWO_CALLS = ("x = torch.ones(2, requires_grad=True)\ny = (x * x).sum()\ny.backward()\n"
@@ -38,12 +38,6 @@ def _run(at: AppTest, name: str, code: str) -> AppTest:
     return at
 
 
-def _code(at: AppTest) -> str | None:
-    """The program the page's editor shows (None: the page has none)."""
-    editors = at.get("bidi_component")
-    return json.loads(editors[0].proto.json)["code"] if editors else None
-
-
 def _link(at: AppTest) -> dict[str, str]:
     return {name: at.query_params[name][-1] if isinstance(at.query_params[name], list)
             else at.query_params[name] for name in at.query_params}
@@ -65,7 +59,7 @@ def _same_page(before: AppTest, page: str) -> AppTest:
     link = _link(before)
     after = _open(page, link)
     assert _link(after) == link
-    assert _code(after) == _code(before)
+    assert editor_code(after) == editor_code(before)
     for kind in ("slider", "toggle", "checkbox", "selectbox", "multiselect", "number_input"):
         assert getattr(after, kind).values == getattr(before, kind).values, kind
     assert _seen(after) == _seen(before)
@@ -138,7 +132,7 @@ def test_the_training_page_round_trips_its_settings_and_the_run() -> None:
 def test_a_link_shows_the_program_it_runs_and_runs_it_in_the_sandbox() -> None:
     code = "print('from the link')\nimport os\n"
     at = _open("pages/1_Playground.py", {"code": encode_code(code)})
-    assert _code(at) == code  # the visitor sees what runs
+    assert editor_code(at) == code  # the visitor sees what runs
     assert "Refused on line 2" in [e.value for e in at.error]  # the same sandbox's verdict
     assert not at.table  # nothing ran
 
@@ -157,7 +151,7 @@ def test_a_bad_link_is_refused_with_its_reason_and_the_page_starts_as_usual(case
     at = _open("pages/2_Graph.py", query)
     assert len(at.error) == 1
     assert reason in at.error[0].value and "Showing the page as it starts" in at.error[0].value
-    assert _code(at) == by_key("autograd-basics").code  # the default page
+    assert editor_code(at) == by_key("autograd-basics").code  # the default page
     assert "Press **Run**" in "".join(i.value for i in at.info)  # nothing ran
     assert _link(at)["code"] == encode_code(by_key("autograd-basics").code)  # URL cleaned
     at.button(key="graph.run").click().run()  # and the page works
@@ -170,7 +164,7 @@ def test_a_bad_value_is_named_and_the_rest_of_the_link_still_opens() -> None:
     warnings = [w.value for w in at.warning]
     assert any("`step`" in w for w in warnings)
     assert any("cuda:3" in w for w in warnings)
-    assert _code(at) == SEED and at.button(key="playground.run").label == "运行"
+    assert editor_code(at) == SEED and at.button(key="playground.run").label == "运行"
     assert _link(at)["device"] == "cpu" and _link(at)["step"] == str(at.slider[0].value)
 
 

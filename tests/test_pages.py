@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from explorer.content.examples import EXAMPLES
 from explorer.content.lessons import lessons
-from tests.conftest import graph_viewer
+from tests.conftest import editor_code, graph_viewer
 
 SEED = ("x = torch.ones(2, 2, requires_grad=True)\ny = x + 2\nz = y * y * 3\nout = z.mean()\n"
         "out.backward()\nprint(x.grad)\n")
@@ -33,12 +33,6 @@ def _run(at: AppTest, code: str) -> AppTest:
     at.button(key="playground.run").click().run()
     assert not at.exception
     return at
-
-
-def _code(at: AppTest) -> str | None:
-    """The program the page's editor shows (None: the page has none)."""
-    editors = at.get("bidi_component")
-    return json.loads(editors[0].proto.json)["code"] if editors else None
 
 
 def _text(at: AppTest) -> str:
@@ -102,7 +96,7 @@ def test_choosing_an_example_loads_its_code() -> None:
     at = _playground()
     example = EXAMPLES[-1]
     at.selectbox(key="playground.example").set_value(example.key).run()
-    assert _code(at) == example.code
+    assert editor_code(at) == example.code
 
 
 def test_the_chinese_interface_explains_errors_in_chinese() -> None:
