@@ -182,6 +182,19 @@ def test_a_real_run_is_taken_exactly_as_it_was_sent() -> None:
     assert Trace.from_json(trace_message(trace)) == trace  # the run's DOT too, byte for byte
 
 
+def test_a_node_unchanged_since_the_graph_before_crosses_as_its_id() -> None:
+    trace = execute("x = torch.ones(2, requires_grad=True)\ny = x * 2\nz = y.sum()\n")
+    sent = json.loads(trace_message(trace))["graphs"]
+    assert [len(g["nodes"]) for g in sent] == [len(g["nodes"]) for g in trace.graphs]
+    assert sent[-1]["nodes"].count("t1") == 1  # x, as it was
+    assert Trace.from_json(trace_message(trace)).graphs == trace.graphs
+    first = sent[0] | {"nodes": trace.graphs[0]["nodes"]}
+    for nowhere in ("t999", "t1"):  # no such node; none in the graph before (the first)
+        graphs = [first, sent[1] | {"nodes": [nowhere]}] if nowhere == "t999" else \
+            [sent[1] | {"nodes": [nowhere]}]
+        assert "the id of one of the graph before" in refused(forged(graphs=graphs))
+
+
 def test_the_runs_dot_is_never_taken_as_it_is() -> None:
     trace = Trace.from_dict(hostile())
     dot = trace.graphs[0]["dot"]

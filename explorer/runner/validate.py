@@ -189,6 +189,7 @@ class _Reader:
     def __init__(self, caps: Caps) -> None:
         self.caps = caps
         self.graph_count = 0  # graphs checked: steps and calls refer to them by number
+        self.before: dict[str, dict[str, Any]] = {}  # the last graph's nodes, by id
 
     def trace(self, data: Any) -> dict[str, Any]:
         return _record("the answer", data, {  # graphs first: steps and calls refer to them
@@ -220,6 +221,13 @@ class _Reader:
         graphs = _list(self.graph, self.caps.graphs)(value)
         self.graph_count = len(graphs)
         return graphs
+
+    def graph(self, value: Any) -> dict[str, Any]:
+        """One graph; a node given by its id alone (explorer.runner.wire) is the checked node
+        of that id in the graph before."""
+        graph = self._graph(value)
+        self.before = {node["id"]: node for node in graph["nodes"]}
+        return graph
 
     def graph_index(self, value: Any) -> int:
         if type(value) is not int or not 0 <= value < self.graph_count:
@@ -281,7 +289,7 @@ class _Reader:
                 return "<values not shown: not numbers or text>"
         return _cut(value)
 
-    def graph(self, value: Any) -> dict[str, Any]:
+    def _graph(self, value: Any) -> dict[str, Any]:
         nodes, edges = (value.get(k) if isinstance(value, dict) else None
                         for k in ("nodes", "edges"))
         if (isinstance(nodes, list) and len(nodes) > self.caps.nodes) or (
@@ -301,6 +309,10 @@ class _Reader:
         return graph
 
     def node(self, value: Any) -> dict[str, Any]:
+        if isinstance(value, str):
+            if value not in self.before:
+                raise _Wrong("a node, or the id of one of the graph before")
+            return self.before[value]
         kind = value.get("kind") if isinstance(value, dict) else None
         if kind not in NODE_KINDS:
             raise _Wrong("a node of a kind a graph has")

@@ -83,6 +83,7 @@ def trace_message(trace: Trace) -> bytes:
     runs to make it."""
     answer = trace.to_dict()
     del answer["graph"]  # the last step's, a copy for readers of a saved Trace
+    answer["graphs"] = _shared(answer["graphs"])
     text = json.dumps(answer, ensure_ascii=False,
                       default=lambda value: f"<{type(value).__name__}>")
     for place in INSTALLED:  # `print(torch)`, anomaly tracebacks: where the server keeps things
@@ -103,6 +104,19 @@ def uncollected() -> Iterator[None]:
     finally:
         if collecting:
             gc.enable()
+
+
+def _shared(graphs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`graphs` as they cross the wire: a node the graph before holds unchanged goes as its
+    id alone (a run draws its graph after every statement, and most of it stays the same;
+    explorer.runner.validate puts the node back)."""
+    sent, before = [], {}
+    for graph in graphs:
+        nodes = graph["nodes"]
+        sent.append(graph | {"nodes": [node["id"] if before.get(node["id"]) == node else node
+                                       for node in nodes]})
+        before = {node["id"]: node for node in nodes}
+    return sent
 
 
 class BadAnswer(ValueError):
