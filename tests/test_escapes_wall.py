@@ -94,6 +94,7 @@ def test_nothing_is_left_behind(pool: WorkerPool, outcomes: dict[str, Outcome],
     assert (folder / "secret").read_text() == token
     assert outcomes["(tmp)"][2].stdout == "[]"
     assert wait_until(lambda: run_processes(pool) == [])
+    assert pool.settle(SLACK_S)
     assert [p.name for p in Path(pool._dir.name).glob("run-*")] == []
 
 
@@ -190,6 +191,7 @@ def test_a_run_makes_nothing_so_its_turn_ends_on_time(unguarded_pool: WorkerPool
             "    except OSError:\n        pass\n")
     trace, took = _unguarded(unguarded_pool, code)
     assert isinstance(trace, Trace) and took <= WALL_LIMITS.time_s + 1 + SLACK_S, took
+    assert unguarded_pool.settle(SLACK_S), "the run's turn does not end with its process"
     assert [p.name for p in Path(unguarded_pool._dir.name).glob("run-*")] == []
 
 

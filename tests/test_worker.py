@@ -321,3 +321,12 @@ def test_a_spare_that_warmed_up_runs_a_program_as_one_taken_at_once(pool: Worker
         warmed, at_once = runs.map(lambda _: pool.run(f"import random\n{STATE}"), range(2))
     assert warmed.ok and at_once.ok, (warmed.error, at_once.error)
     assert warmed.stdout == at_once.stdout and "tensor([2., 2.])" in warmed.stdout
+
+
+def test_a_runs_turn_ends_with_its_process_and_directory(pool: WorkerPool) -> None:
+    # The Trace is handed over at once; the run's process (~10 ms to die) and its directory
+    # go right after, while the run still holds its turn.
+    assert pool.run("print(1)").stdout == "1\n"
+    assert pool.settle(10)
+    assert run_processes(pool) == []
+    assert [p.name for p in Path(pool._dir.name).glob("run-*")] == []

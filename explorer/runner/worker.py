@@ -107,17 +107,35 @@ class WorkerPool:
         if not self._slots.acquire(timeout=self.wait_s):
             return failure("Busy", "The explorer is busy with other runs; try again in a moment.",
                            device=device)
+        ending: Callable[[], None] = _nothing
         try:
             place = f"run-{uuid.uuid4().hex}"
             job = job_message(code, device, limits, seed, self.threads, keep, place)
-            trace, size = self._run(job, place, device, limits, on_progress)
+            trace, size, ending = self._run(job, place, device, limits, on_progress)
             if trace.error and trace.error["type"] == "WorkerCrashed" and self._zygote_died():
-                trace, size = self._run(job, place, device, limits, on_progress)  # a dying zygote
+                ending()  # a dying zygote: once more
+                trace, size, ending = self._run(job, place, device, limits, on_progress)
             if key is not None:
                 self.results.put(key, trace, size)
-            return trace
+        except BaseException:
+            self._end(ending)
+            raise
+        # The caller has its Trace now; the run's turn ends with its process (a forked
+        # process of PyTorch's size takes ~10 ms to die) and its directory.
+        threading.Thread(target=self._end, args=(ending,), daemon=True).start()
+        return trace
+
+    def _end(self, ending: Callable[[], None]) -> None:
+        """End a run's process and remove its directory, then give its turn to the next."""
+        try:
+            ending()
         finally:
             self._slots.release()
+
+    def settle(self, timeout_s: float) -> bool:
+        """Wait until no run holds a turn (each run's process has ended and its directory is
+        gone), at most `timeout_s` seconds; whether that came."""
+        return self._slots.all_free(timeout_s)
 
     def close(self) -> None:
         """Stop the zygote (its children end with it) and remove the socket."""
@@ -127,18 +145,21 @@ class WorkerPool:
         self._dir.cleanup()
 
     def _run(self, job: bytes, place: str, device: str, limits: Limits,
-             on_progress: Progress | None) -> tuple[Trace, int]:
-        """The run's Trace, and the size of the worker's answer (0 if none came)."""
+             on_progress: Progress | None) -> tuple[Trace, int, Callable[[], None]]:
+        """The run's Trace, the size of the worker's answer (0 if none came), and what ends
+        the run: its process killed and waited for, then its directory removed."""
         try:
             conn = self._connect()
         except OSError as error:
             LOG.error("could not start a worker: %s", error)
             message = (f"Could not start a worker: {error}" if self.details
                        else "Could not start a worker; please try again in a moment.")
-            return failure("WorkerUnavailable", message, device=device), 0
+            return failure("WorkerUnavailable", message, device=device), 0, _nothing
         started = time.monotonic()  # after a (re)start of the zygote: that is not the run's time
         watchdog: _Watchdog | None = None
-        with conn:
+
+        def read() -> tuple[Trace, int]:
+            nonlocal watchdog
             try:
                 conn.settimeout(limits.time_s + GRACE_S)
                 send(conn, job)
@@ -168,10 +189,19 @@ class WorkerPool:
                                "died, perhaps from a crash inside a library). Nothing else "
                                "was affected; try again or simplify the program.",
                                device=device), 0
-            finally:
-                if watchdog is not None:
-                    watchdog.stop()  # the child is gone: nothing writes into its directory
-                _remove(Path(self._dir.name) / place)
+
+        def ending() -> None:
+            if watchdog is not None:
+                watchdog.stop()  # the child is gone: nothing writes into its directory
+            _remove(Path(self._dir.name) / place)
+
+        with conn:
+            try:
+                trace, size = read()
+            except BaseException:
+                ending()
+                raise
+        return trace, size, ending
 
     def _zygote_died(self) -> bool:
         with self._lock:
@@ -268,7 +298,7 @@ class _Turns:
     Semaphore, a thread that has just released can take the turn again ahead of them all)."""
 
     def __init__(self, size: int) -> None:
-        self._free = size
+        self._size = self._free = size
         self._queue: collections.deque[object] = collections.deque()
         self._changed = threading.Condition()
 
@@ -287,6 +317,11 @@ class _Turns:
         with self._changed:
             self._free += 1
             self._changed.notify_all()
+
+    def all_free(self, timeout: float) -> bool:
+        """Wait until no turn is taken, at most `timeout` seconds; whether that came."""
+        with self._changed:
+            return self._changed.wait_for(lambda: self._free == self._size, timeout)
 
 
 def _pidfd(pid: int) -> int | None:
@@ -340,6 +375,10 @@ class _Watchdog:
         if self._process is not None:
             select.select([self._process], [], [], STARTUP_S)  # readable once it has ended
             os.close(self._process)
+
+
+def _nothing() -> None:
+    """What ends a run that never started."""
 
 
 def _remove(place: Path) -> None:
