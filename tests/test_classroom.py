@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import time
+
 import websockets
 
 from explorer.bench.classroom import Learner, Run, connect, play
+from explorer.bench.relay import ASKED, FINISHED, latency, relays
 from tests.programs import SEED
 
 
@@ -72,3 +75,27 @@ def test_the_editors_code_crosses_the_websocket_once_per_tab(app_url: str) -> No
     assert opened.ok and first > 300_000, first
     for run, size in again:
         assert run.ok and size < 50_000, (run, size)
+
+
+def test_the_relay_notes_a_sessions_runs_as_they_cross_the_wire(app_url: str) -> None:
+    # The calibration's relay (explorer.bench.relay) between a learner and the real app: it
+    # forwards every byte (the learner's runs go well) and notes each run asked for and each
+    # script finished, as the learner itself times them.
+    async def visit(url: str) -> list[tuple[Run, float, float]]:
+        async with connect(url) as socket:
+            learner, runs = Learner(socket), []
+            for code in (SEED, SEED + "# again\n", "print(nowhere)\n"):
+                since = time.monotonic()
+                run = await (learner.type_and_run(code) if runs else learner.open(code))
+                runs.append((run, since, time.monotonic()))
+            return runs
+
+    with relays(app_url, 1) as wire:
+        runs = play(visit(f"http://127.0.0.1:{wire.ports[0]}"))
+    notes = wire.notes[wire.ports[0]]
+    assert [r.ok for r, _, _ in runs] == [True, True, False]
+    assert [kind for _, kind in notes] == [ASKED, FINISHED] * 3
+    for run, since, until in runs:
+        on_the_wire = latency(notes, since, until)
+        assert on_the_wire is not None and 0 < on_the_wire <= run.latency_s
+        assert run.latency_s - on_the_wire < 0.05  # what the learner timed, less its own work

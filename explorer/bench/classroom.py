@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import json
 import multiprocessing
+import os
 import random
 import statistics
 import tempfile
@@ -40,6 +41,7 @@ import websockets
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
+from explorer.bench.relay import latency, relays
 from explorer.bench.served import CHROMIUM, CHROMIUM_ARGS, app
 from explorer.content.examples import by_key
 from explorer.content.i18n import text
@@ -71,7 +73,7 @@ const finishes = buffer => {
   while (at < bytes.length) {
     const key = varint(), wire = key % 8;
     if (Math.floor(key / 8) === FINISHED) return true;
-    if (wire === 0) varint(); else if (wire === 2) at += varint();
+    if (wire === 0) varint(); else if (wire === 2) { const size = varint(); at += size; }
     else if (wire === 1) at += 8; else if (wire === 5) at += 4; else return false;
   }
   return false;
@@ -235,16 +237,19 @@ async def _class(url: str, sessions: int, duration_s: float, interval_s: float,
     return runs
 
 
-CALIBRATION_PACE_S = 1.5  # between one learner's runs in the calibration
+CALIBRATION_PACE_S = 4.0  # between one learner's runs in the calibration
 
 
 @dataclass
 class Calibration:
-    """The calibration's latencies, in seconds: this client's (to "script finished"), and
-    the browser's to the same message on its websocket and to the run's output drawn."""
+    """The calibration's latencies, in seconds: this client's (to "script finished"); the
+    browser's on the wire (its run request to the server's "script finished", noted by a
+    relay between tab and server: what the server gives a tab's session); and the browser's
+    in the tab, from the key going down to the same message and to the run's output drawn."""
 
     protocol: list[float]
     browser: list[float]
+    tab: list[float]
     drawn: list[float]
 
 
@@ -255,7 +260,7 @@ def _program(who: str, learner: int, run: int) -> str:
 
 async def _paced(run: int, begun: float, slot: int, slots: int) -> None:
     """Wait for a calibration learner's `run`: each learner has its `slot` of the pace, so
-    that no two runs wait for each other and both clients see the same server."""
+    that no run meets another in the server."""
     due = begun + (run + slot / slots) * CALIBRATION_PACE_S
     await asyncio.sleep(max(0.0, due - time.monotonic()))
 
@@ -290,18 +295,20 @@ def _protocol_side(url: str, sessions: int, runs: int, everyone: Any) -> list[fl
 async def _calibration(url: str, sessions: int, runs: int) -> Calibration:
     """The same work from this client and from Debian's Chromium, side by side: `sessions`
     learners of each open the lesson link; once all have, each runs `runs` programs of its
-    own, one every CALIBRATION_PACE_S, typed into the editor and run with Ctrl+Enter."""
+    own, one every CALIBRATION_PACE_S, typed into the editor and run with Ctrl+Enter. Each
+    tab reaches the app through a relay of its own (explorer.bench.relay)."""
     from playwright.async_api import async_playwright, expect
 
     lesson = by_key(LESSON).code
-    result = Calibration([], [], [])
+    result = Calibration([], [], [], [])
+    windows: list[tuple[int, float, float]] = []  # a tab's relay port, and when a run began, ended
 
-    async def browser(chromium: Any, number: int, everyone: Any) -> None:
+    async def browser(chromium: Any, number: int, everyone: Any, port: int) -> None:
         context = await chromium.new_context(viewport={"width": 1400, "height": 1000})
         await context.add_init_script(TAB_CLOCK)
         try:
             page = await context.new_page()
-            await page.goto(f"{url}/{PAGE}?code={encode_code(lesson)}&lang=en")
+            await page.goto(f"http://127.0.0.1:{port}/{PAGE}?code={encode_code(lesson)}&lang=en")
             await expect(page.get_by_text(RAN).first).to_be_visible(timeout=RUN_TIMEOUT_S * 1e3)
             await _opened(everyone)
             begun = time.monotonic()
@@ -313,31 +320,41 @@ async def _calibration(url: str, sessions: int, runs: int) -> Calibration:
                 before = await page.evaluate("token => { window.__tab.token = token; "
                                              "window.__tab.drawn = 0; "
                                              "return window.__tab.finished.length; }", token)
+                since = time.monotonic()
                 await page.get_by_label("Code").press("Control+Enter")
-                # The editor hands over its program and its run: the run's rerun is the last
-                # to finish (a rerun for the program alone may come first).
+                # The run's rerun is the last to finish: wait until it has, and is drawn.
                 await page.wait_for_function(
                     "n => window.__tab.drawn > 0 && window.__tab.finished.length > n && "
                     "performance.timeOrigin + performance.now() - window.__tab.finished.at(-1)"
                     " > 300", arg=before, timeout=RUN_TIMEOUT_S * 1e3, polling=20)
+                windows.append((port, since, time.monotonic()))
                 tab = await page.evaluate("window.__tab")
-                result.browser.append((tab["finished"][-1] - tab["pressed"]) / 1000)
+                result.tab.append((tab["finished"][-1] - tab["pressed"]) / 1000)
                 result.drawn.append((tab["drawn"] - tab["pressed"]) / 1000)
         finally:
             await context.close()
 
-    async with async_playwright() as playwright:
-        chromium = await playwright.chromium.launch(executable_path=CHROMIUM,
-                                                    args=CHROMIUM_ARGS)
-        spawn = multiprocessing.get_context("spawn")
-        try:  # side by side: both see the same load
-            with spawn.Manager() as manager, ProcessPoolExecutor(1, mp_context=spawn) as other:
-                everyone = manager.Barrier(2 * sessions)
-                ours = other.submit(_protocol_side, url, sessions, runs, everyone)
-                await asyncio.gather(*(browser(chromium, i, everyone) for i in range(sessions)))
-                result.protocol = await asyncio.wrap_future(ours)
-        finally:
-            await chromium.close()
+    spawn = multiprocessing.get_context("spawn")
+    with relays(url, sessions) as wire, spawn.Manager() as manager, \
+            ProcessPoolExecutor(1, mp_context=spawn) as other:
+        everyone = manager.Barrier(2 * sessions)
+        ours = other.submit(_protocol_side, url, sessions, runs, everyone)  # side by side
+        # The learners' browsers would draw on their own machines: here they draw on the
+        # server's two cores, only when nothing else would run (SCHED_IDLE: a policy of this
+        # thread's, which Playwright's driver and the Chromium it starts inherit).
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+        async with async_playwright() as playwright:
+            chromium = await playwright.chromium.launch(executable_path=CHROMIUM,
+                                                        args=CHROMIUM_ARGS)
+            try:
+                await asyncio.gather(*(browser(chromium, i, everyone, port)
+                                       for i, port in enumerate(wire.ports)))
+            finally:
+                await chromium.close()
+        result.protocol = await asyncio.wrap_future(ours)
+    for port, since, until in windows:
+        if (seconds := latency(wire.notes[port], since, until)) is not None:
+            result.browser.append(seconds)
     return result
 
 
@@ -347,6 +364,7 @@ def calibration(url: str, sessions: int = 4, runs: int = 5) -> str:
     protocol, browser = statistics.median(seen.protocol), statistics.median(seen.browser)
     return (f"classroom: calibration sessions={sessions} protocol_p50_s={protocol:.3f} "
             f"browser_p50_s={browser:.3f} ratio={protocol / browser:.2f} "
+            f"browser_tab_p50_s={statistics.median(seen.tab):.3f} "
             f"browser_drawn_p50_s={statistics.median(seen.drawn):.3f}")
 
 
