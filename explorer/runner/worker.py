@@ -201,6 +201,8 @@ class WorkerPool:
             except BaseException:
                 ending()
                 raise
+        if watchdog is not None:
+            watchdog.kill()  # answered or not, it runs no more; `ending` waits for its end
         return trace, size, ending
 
     def _zygote_died(self) -> bool:
