@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import textwrap
 import time
 
 import websockets
 
 from explorer.bench.classroom import Learner, Run, connect, play
 from explorer.bench.relay import ASKED, FINISHED, latency, relays
+from explorer.bench.served import pinned, threads_under
 from tests.programs import SEED
 
 
@@ -99,3 +106,37 @@ def test_the_relay_notes_a_sessions_runs_as_they_cross_the_wire(app_url: str) ->
         on_the_wire = latency(notes, since, until)
         assert on_the_wire is not None and 0 < on_the_wire <= run.latency_s
         assert run.latency_s - on_the_wire < 0.05  # what the learner timed, less its own work
+
+
+def test_a_process_tree_is_pinned_to_cpus_and_let_go() -> None:
+    # The calibration gives the server a core of its own (explorer.bench.served.pinned): every
+    # thread of the process and of its children, and what they start meanwhile.
+    tree = subprocess.Popen([sys.executable, "-c", textwrap.dedent("""
+        import subprocess, sys, threading, time
+        threading.Thread(target=time.sleep, args=(60,), daemon=True).start()
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+        print(child.pid, flush=True)
+        sys.stdin.readline()
+        late = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+        print(late.pid, flush=True)
+        time.sleep(60)
+        """)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert tree.stdout is not None and tree.stdin is not None
+        child = int(tree.stdout.readline())
+        every = os.sched_getaffinity(tree.pid)
+        with pinned(tree.pid, {0}):
+            threads = threads_under(tree.pid)
+            assert len(threads) >= 3 and child in threads
+            assert all(os.sched_getaffinity(t) == {0} for t in threads)
+            tree.stdin.write("\n")
+            tree.stdin.flush()
+            late = int(tree.stdout.readline())
+            assert os.sched_getaffinity(late) == {0}  # started while pinned: inherited
+        assert all(os.sched_getaffinity(t) == every for t in threads_under(tree.pid))
+        assert late in threads_under(tree.pid)
+    finally:
+        for pid in threads_under(tree.pid)[::-1]:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        tree.wait()

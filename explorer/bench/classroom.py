@@ -13,12 +13,12 @@ Scenarios: `lesson` (everyone runs the same lesson program), `distinct` (every r
 differs), `hosted` (the lesson, with the server in hosted mode). Each prints one line:
 `classroom: scenario=… sessions=N runs=R p50_s=x p95_s=y errors=E cache_hits=H`; then the
 calibration (4 learners' typed programs timed by this client, in a process of its own, and,
-side by side, in Chromium's tabs themselves, to the run's "script finished" message and to
-the output drawn; each learner's runs in a slot of their own, so that no run waits for
-another:
+side by side, 4 in Chromium: on the wire, as this client times its own, by a relay between
+each tab and the server, and in the tab, to the run's "script finished" message and to the
+output drawn; each learner's runs in a slot of their own, so that no run meets another:
 `classroom: calibration sessions=4 protocol_p50_s=x browser_p50_s=y ratio=r
-browser_drawn_p50_s=z`); last, the knee, the fewest sessions at which the lesson's p95
-passes KNEE_S: `classroom: knee_sessions=N`.
+browser_tab_p50_s=z browser_drawn_p50_s=w`); last, the knee, the fewest sessions at which
+the lesson's p95 passes KNEE_S: `classroom: knee_sessions=N`.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from explorer.bench.relay import latency, relays
-from explorer.bench.served import CHROMIUM, CHROMIUM_ARGS, app
+from explorer.bench.served import CHROMIUM, CHROMIUM_ARGS, pinned, server
 from explorer.content.examples import by_key
 from explorer.content.i18n import text
 from explorer.views.permalink import encode_code
@@ -292,11 +292,12 @@ def _protocol_side(url: str, sessions: int, runs: int, everyone: Any) -> list[fl
     return asyncio.run(everyone_of_them())
 
 
-async def _calibration(url: str, sessions: int, runs: int) -> Calibration:
+async def _calibration(url: str, sessions: int, runs: int, cpus: set[int]) -> Calibration:
     """The same work from this client and from Debian's Chromium, side by side: `sessions`
     learners of each open the lesson link; once all have, each runs `runs` programs of its
     own, one every CALIBRATION_PACE_S, typed into the editor and run with Ctrl+Enter. Each
-    tab reaches the app through a relay of its own (explorer.bench.relay)."""
+    tab reaches the app through a relay of its own (explorer.bench.relay). All of it runs on
+    `cpus`: this thread's CPUs, which every process it starts inherits."""
     from playwright.async_api import async_playwright, expect
 
     lesson = by_key(LESSON).code
@@ -334,13 +335,13 @@ async def _calibration(url: str, sessions: int, runs: int) -> Calibration:
         finally:
             await context.close()
 
+    os.sched_setaffinity(0, cpus)
     spawn = multiprocessing.get_context("spawn")
     with relays(url, sessions) as wire, spawn.Manager() as manager, \
             ProcessPoolExecutor(1, mp_context=spawn) as other:
         everyone = manager.Barrier(2 * sessions)
         ours = other.submit(_protocol_side, url, sessions, runs, everyone)  # side by side
-        # The learners' browsers would draw on their own machines: here they draw on the
-        # server's two cores, only when nothing else would run (SCHED_IDLE: a policy of this
+        # The browsers draw only when no other client would run (SCHED_IDLE: a policy of this
         # thread's, which Playwright's driver and the Chromium it starts inherit).
         os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
         async with async_playwright() as playwright:
@@ -358,9 +359,14 @@ async def _calibration(url: str, sessions: int, runs: int) -> Calibration:
     return result
 
 
-def calibration(url: str, sessions: int = 4, runs: int = 5) -> str:
-    """This client against the browser client on the same work, as a printed line."""
-    seen = play(_calibration(url, sessions, runs))
+def calibration(url: str, server: int, sessions: int = 4, runs: int = 5) -> str:
+    """This client against the browser client on the same work, as a printed line. The
+    learners' browsers would draw on their own machines: here the server (process `server`
+    and all under it) has a core of its own, and the clients the others."""
+    cpus = sorted(os.sched_getaffinity(0))
+    server_cpus, clients = ({cpus[0]}, set(cpus[1:])) if len(cpus) > 1 else (set(cpus),) * 2
+    with pinned(server, server_cpus):
+        seen = play(_calibration(url, sessions, runs, clients))
     protocol, browser = statistics.median(seen.protocol), statistics.median(seen.browser)
     return (f"classroom: calibration sessions={sessions} protocol_p50_s={protocol:.3f} "
             f"browser_p50_s={browser:.3f} ratio={protocol / browser:.2f} "
@@ -397,11 +403,12 @@ def p95(runs: list[Run]) -> float:
 
 
 @contextmanager
-def served(hosted: bool) -> Iterator[str]:
-    """The app on this machine (hosted mode or local), warmed by one run."""
-    with tempfile.TemporaryFile() as log, app(log, hosted=hosted) as url:
+def served(hosted: bool) -> Iterator[tuple[str, int]]:
+    """The app on this machine (hosted mode or local), warmed by one run: its URL and the
+    server's pid."""
+    with tempfile.TemporaryFile() as log, server(log, hosted=hosted) as (url, process):
         scenario(url, 1, 0.0, 0.1)  # the worker's first run imports PyTorch: not a learner's
-        yield url
+        yield url, process.pid
 
 
 def classroom(quick: bool, progress: Callable[[str], None]) -> list[str]:
@@ -409,14 +416,14 @@ def classroom(quick: bool, progress: Callable[[str], None]) -> list[str]:
     sessions, duration, interval = (4, 12.0, 3.0) if quick else (100, 120.0, 10.0)
     lines = []
     problems: list[str] = []
-    with served(hosted=False) as url:
+    with served(hosted=False) as (url, pid):
         for name, distinct in (("lesson", False), ("distinct", True)):
             progress(f"classroom: {name}, {sessions} sessions")
             runs = scenario(url, sessions, duration, interval, distinct)
             lines.append(line(name, sessions, runs))
             problems += [r.problem for r in runs if not r.ok]
         progress("classroom: calibration against Chromium, 4 sessions")
-        calibrated = calibration(url, runs=2 if quick else 5)
+        calibrated = calibration(url, pid, runs=2 if quick else 5)
         counts = (2, 4) if quick else (25, 50, 100, 150, 200, 300)
         knee = f">{counts[-1]}"  # not reached
         for count in counts:
@@ -424,7 +431,7 @@ def classroom(quick: bool, progress: Callable[[str], None]) -> list[str]:
             if p95(scenario(url, count, duration / 3, interval)) > KNEE_S:
                 knee = str(count)
                 break
-    with served(hosted=True) as url:
+    with served(hosted=True) as (url, _):
         progress(f"classroom: hosted, {sessions} sessions")
         runs = scenario(url, sessions, duration, interval)
         lines.append(line("hosted", sessions, runs))

@@ -13,7 +13,7 @@ import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import IO
 
@@ -89,3 +89,32 @@ def server(log: IO[bytes], hosted: bool = False,
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGTERM)
         process.wait(timeout=30)
+
+
+def threads_under(pid: int) -> list[int]:
+    """Every thread of process `pid` and of every process under it (/proc's task lists)."""
+    found, todo = [], [pid]
+    while todo:
+        for task in Path(f"/proc/{todo.pop()}/task").glob("*"):
+            found.append(int(task.name))
+            with suppress(OSError):
+                todo += map(int, (task / "children").read_text().split())
+    return found
+
+
+@contextmanager
+def pinned(pid: int, cpus: set[int]) -> Iterator[None]:
+    """Process `pid` and every process under it on `cpus` until the block ends, then on the
+    CPUs they had; what they start meanwhile inherits the CPUs of the thread that starts it."""
+    every = os.sched_getaffinity(pid)
+    _pin(pid, cpus)
+    try:
+        yield
+    finally:
+        _pin(pid, every)
+
+
+def _pin(pid: int, cpus: set[int]) -> None:
+    for thread in threads_under(pid):
+        with suppress(OSError):  # it has ended meanwhile
+            os.sched_setaffinity(thread, cpus)
