@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from multiprocessing.connection import Connection
+from typing import Any
 
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
@@ -77,23 +78,13 @@ class Frames:
         return final, opcode, payload
 
 
-def asked(notes: list[Note]) -> Callable[[bytes, float], None]:
-    """What notes a browser's messages: the runs it asks for."""
+def noting(kind: Any, field: str, notes: list[Note], as_: str) -> Callable[[bytes, float], None]:
+    """What notes, as `as_`, each message of protobuf class `kind` whose type is `field`."""
     def note(payload: bytes, at: float) -> None:
-        message = BackMsg()
+        message = kind()
         message.ParseFromString(payload)
-        if message.WhichOneof("type") == "rerun_script":
-            notes.append((at, ASKED))
-    return note
-
-
-def finished(notes: list[Note]) -> Callable[[bytes, float], None]:
-    """What notes the server's messages: each script that finished."""
-    def note(payload: bytes, at: float) -> None:
-        message = ForwardMsg()
-        message.ParseFromString(payload)
-        if message.WhichOneof("type") == "script_finished":
-            notes.append((at, FINISHED))
+        if message.WhichOneof("type") == field:
+            notes.append((at, as_))
     return note
 
 
@@ -122,8 +113,8 @@ async def _forward(upstream: tuple[str, int], notes: list[Note], reader: asyncio
     first = await reader.read(CHUNK)
     up_writer.write(first)
     websocket = first.startswith(b"GET /_stcore/stream")
-    to_app = Frames(asked(notes)) if websocket else None
-    to_tab = Frames(finished(notes)) if websocket else None
+    to_app = Frames(noting(BackMsg, "rerun_script", notes, ASKED)) if websocket else None
+    to_tab = Frames(noting(ForwardMsg, "script_finished", notes, FINISHED)) if websocket else None
     if to_app is not None:
         to_app.feed(first, time.monotonic())
     await asyncio.gather(_pump(reader, up_writer, to_app), _pump(up_reader, writer, to_tab))
