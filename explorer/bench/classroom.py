@@ -359,13 +359,13 @@ async def _calibration(url: str, sessions: int, runs: int, cpus: set[int]) -> Ca
     return result
 
 
-def calibration(url: str, server: int, sessions: int = 4, runs: int = 5) -> str:
+def calibration(url: str, server_pid: int, sessions: int = 4, runs: int = 5) -> str:
     """This client against the browser client on the same work, as a printed line. The
-    learners' browsers would draw on their own machines: here the server (process `server`
-    and all under it) has a core of its own, and the clients the others."""
+    learners' browsers would draw on their own machines: here the server (process
+    `server_pid` and all under it) has a core of its own, and the clients the others."""
     cpus = sorted(os.sched_getaffinity(0))
     server_cpus, clients = ({cpus[0]}, set(cpus[1:])) if len(cpus) > 1 else (set(cpus),) * 2
-    with pinned(server, server_cpus):
+    with pinned(server_pid, server_cpus):
         seen = play(_calibration(url, sessions, runs, clients))
     protocol, browser = statistics.median(seen.protocol), statistics.median(seen.browser)
     return (f"classroom: calibration sessions={sessions} protocol_p50_s={protocol:.3f} "
