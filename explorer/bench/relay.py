@@ -112,10 +112,10 @@ async def _forward(upstream: tuple[str, int], notes: list[Note], reader: asyncio
         return
     first = await reader.read(CHUNK)
     up_writer.write(first)
-    websocket = first.startswith(b"GET /_stcore/stream")
-    to_app = Frames(noting(BackMsg, "rerun_script", notes, ASKED)) if websocket else None
-    to_tab = Frames(noting(ForwardMsg, "script_finished", notes, FINISHED)) if websocket else None
-    if to_app is not None:
+    to_app = to_tab = None
+    if first.startswith(b"GET /_stcore/stream"):  # the websocket: its runs are noted
+        to_app = Frames(noting(BackMsg, "rerun_script", notes, ASKED))
+        to_tab = Frames(noting(ForwardMsg, "script_finished", notes, FINISHED))
         to_app.feed(first, time.monotonic())
     await asyncio.gather(_pump(reader, up_writer, to_app), _pump(up_reader, writer, to_tab))
 

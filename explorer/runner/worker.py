@@ -114,6 +114,7 @@ class WorkerPool:
             trace, size, ending = self._run(job, place, device, limits, on_progress)
             if trace.error and trace.error["type"] == "WorkerCrashed" and self._zygote_died():
                 ending()  # a dying zygote: once more
+                ending = _nothing  # ended: never twice (its pidfd's number may be reused)
                 trace, size, ending = self._run(job, place, device, limits, on_progress)
             if key is not None:
                 self.results.put(key, trace, size)
