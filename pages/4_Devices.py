@@ -4,7 +4,7 @@ import streamlit as st
 
 from explorer.content.i18n import text
 from explorer.content.markdown import plain
-from explorer.ui.common import cuda_devices, device, lang, page, pool
+from explorer.ui.common import cuda_devices, device, lang, may_run, page, pool
 from explorer.ui.link import publish
 from explorer.views import devices
 
@@ -19,6 +19,8 @@ st.caption(text("devices_intro", lang()))
 where = devices.measuring_device(device(), cuda_devices())
 probe_key, timing_key = f"devices.probe.{where}", f"devices.timing.{where}"
 if probe_key not in st.session_state:
+    if not may_run(devices.PROBE, lang()):
+        st.stop()
     with st.spinner(text("devices_probing", lang())):
         st.session_state[probe_key] = devices.probe(pool().run, where)
 first, second = st.session_state[probe_key]
@@ -42,21 +44,23 @@ left, right = st.columns(2, gap="large")
 with left:
     st.subheader(text("devices_timing_title", lang()))
     st.markdown(text("devices_timing_text", lang()))
-    if timing_key not in st.session_state:
+    again = st.session_state.pop("devices.measure", False)  # "measure again" was clicked
+    if (again or timing_key not in st.session_state) and may_run(devices.TIMING, lang()):
         with st.spinner(text("devices_timing_running", lang())):
             st.session_state[timing_key] = pool().run(devices.TIMING, device=where)
-    timing = st.session_state[timing_key]
-    if timing.ok:
+    timing = st.session_state.get(timing_key)  # None: not measured yet, and the gate said why
+    if timing is not None and timing.ok:
         st.plotly_chart(devices.timing_figure(devices.timing_series(timing), lang()),
                         key="devices.chart")
-    else:
+    elif timing is not None:
         st.error(plain(f"{timing.error['type']}: {timing.error['message']}"), icon="🛑")
     st.button(text("devices_measure_again", lang()), key="devices.again",
-              on_click=lambda: st.session_state.pop(timing_key, None))
+              on_click=lambda: st.session_state.update({"devices.measure": True}))
     with st.expander(text("devices_timing_code", lang())):
         st.code(devices.TIMING, language="python")
-        st.caption(text("ran_in", lang(), device=plain(timing.device), threads=timing.threads,
-                        ms=timing.elapsed_ms))
+        if timing is not None:
+            st.caption(text("ran_in", lang(), device=plain(timing.device),
+                            threads=timing.threads, ms=timing.elapsed_ms))
 with right:
     st.subheader(text("devices_seed_title", lang()))
     st.markdown(text("devices_seed_text", lang()))

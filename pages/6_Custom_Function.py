@@ -13,7 +13,7 @@ from explorer.ui.steps import error_panel
 trace, state = editor_page("custom", "custom_page", "custom_intro",
                            default="custom-function-relu", replay=True)
 if trace is not None:
-    code = st.session_state["custom.code"]
+    code = st.session_state["custom.ran"]  # the program the trace, check and replay are of
     with state:
         error_panel(trace, code, lang())
         check, graph, replay = tabs(lang())
@@ -23,5 +23,5 @@ if trace is not None:
             if trace.steps:
                 graph_at_step("custom", trace, len(trace.steps) - 1, lang())
         with replay:
-            backward_pass("custom", trace, lang(), code=st.session_state["custom.ran"])
+            backward_pass("custom", trace, lang(), code=code)
 publish()

@@ -14,17 +14,21 @@ from __future__ import annotations
 import secrets
 import tempfile
 import textwrap
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from explorer.runner.trace import Trace
-from explorer.runner.worker import WorkerPool
+from explorer.runner.worker import GRACE_S, PROGRESS_PER_S, WorkerPool
 from explorer.safety import box, confine
+from explorer.safety.limits import Limits
+from explorer.serve.hosting import WITHOUT_WALLS
 from tests.escapes_wall import HOSTILE, WALL_LIMITS, Hostile
 from tests.test_worker import run_processes, wait_until
 
@@ -117,9 +121,10 @@ SOCKET_FDS = ("import os\nfds = []\nfor fd in map(int, os.listdir('/proc/self/fd
               "            fds.append(fd)\n    except OSError:\n        pass\n")
 
 
-@pytest.fixture(scope="module")
-def unguarded_pool() -> Iterator[WorkerPool]:
-    """A real pool whose runs execute `#unguarded` programs as plain Python, after the lock."""
+@contextmanager
+def _unguarded_workers(size: int, locked: bool = True) -> Iterator[WorkerPool]:
+    """A real pool in the box whose runs execute `#unguarded` programs as plain Python, after
+    the lock (`locked`; else with none, as the owner may accept where Landlock is missing)."""
     if box.missing() or confine.missing():
         pytest.skip("no wall here")
     command = box.command
@@ -131,9 +136,21 @@ def unguarded_pool() -> Iterator[WorkerPool]:
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(box, "command", unguarded)
-        workers = WorkerPool(size=1, limits=WALL_LIMITS, require_walls=True, kept_bytes=0)
+        if not locked:
+            patch.setattr(confine, "missing", lambda: ["(this test) no lock"])
+            patch.setenv(WITHOUT_WALLS, "1")
+        workers = WorkerPool(size=size, limits=WALL_LIMITS, require_walls=locked, kept_bytes=0)
+        try:
+            yield workers
+        finally:
+            workers.close()
+
+
+@pytest.fixture(scope="module")
+def unguarded_pool() -> Iterator[WorkerPool]:
+    """Two unguarded runs at once: a run can look for another."""
+    with _unguarded_workers(size=2) as workers:
         yield workers
-        workers.close()
 
 
 def _unguarded(pool: WorkerPool, code: str) -> tuple[Trace | BaseException, float]:
@@ -243,3 +260,123 @@ def test_a_run_holds_nothing_of_the_zygote(unguarded_pool: WorkerPool) -> None:
     connection, *rest = trace.error["message"].split()
     assert connection == "socket" and set(rest) <= {"/dev/null", "anon_inode:[landlock-ruleset]"}
     assert unguarded_pool.run(NEXT).stdout == "42\n"
+
+
+# --- a run that floods the server with progress updates (issue 26, item 6) ---------------------
+
+FLOOD_LIMITS = Limits(time_s=1.0)
+TOLERANCE_S = 0.25  # past the deadline the pool promises: connecting, killing, answering
+FLOOD = SOCKET_FDS + textwrap.dedent("""
+    import json, socket, time
+    from explorer.runner.wire import HEADER, PROGRESS
+    conn = socket.socket(fileno=fds[0])
+    update = json.dumps({"progress": {"call": 1, "kind": "backward", "value": 1.0,
+                                      "grad_norms": {"w": 1.0}}}).encode()
+    def tell(message, size=None):
+        conn.sendall(HEADER.pack((len(message) if size is None else size) | PROGRESS) + message)
+""")
+UPDATE = {"call": 1, "kind": "backward", "value": 1.0, "grad_norms": {"w": 1.0}}
+# Each flood, how its run ends (refused at once, or at its deadline), and whether a listener
+# hears some of it (updates a run may send, up to its budget).
+FLOODS = {
+    "huge updates": ("big = update.replace(b'\"w\"', b'\"' + b'w' * (15 << 20) + b'\"')\n"
+                     "while True:\n    tell(big)", "BadResult", False),
+    "many small updates": ("while True:\n    tell(update)", "BadResult", True),
+    "an endless update": ("tell(b'', 1 << 62)\nwhile True:\n    conn.sendall(bytes(1 << 20))",
+                          "BadResult", False),
+    "an update cut short": ("tell(update[:10], len(update))\ntime.sleep(30)", "TimeLimit",
+                            False),
+    "updates at a run's pace": ("while True:\n    tell(update)\n    time.sleep(0.1)",
+                                "TimeLimit", True),
+}
+
+
+def _kib(field: str) -> int:
+    status = Path("/proc/self/status").read_text()
+    return int(status.split(f"{field}:")[1].split()[0])
+
+
+def _peak_growth(action: Callable[[], Trace]) -> tuple[Trace, int]:
+    """`action()`, and by how many bytes this process's peak resident memory grew meanwhile."""
+    before = _kib("VmRSS")
+    Path("/proc/self/clear_refs").write_text("5")  # the peak starts again from here
+    return action(), (_kib("VmHWM") - before) << 10
+
+
+@pytest.mark.parametrize("listening", [False, True], ids=["unheard", "heard"])
+@pytest.mark.parametrize(("flood", "ends_as", "some_heard"), FLOODS.values(), ids=list(FLOODS))
+def test_a_progress_flood_ends_on_time_and_costs_the_server_nothing(
+        unguarded_pool: WorkerPool, flood: str, ends_as: str, some_heard: bool,
+        listening: bool) -> None:
+    assert unguarded_pool.run(NEXT).stdout == "42\n"  # the zygote is up: its start is not timed
+    heard: list[dict[str, Any]] = []
+    started = time.monotonic()
+    trace, grown = _peak_growth(lambda: unguarded_pool.run(
+        "#unguarded\n" + FLOOD + flood, limits=FLOOD_LIMITS,
+        on_progress=heard.append if listening else None))
+    took = time.monotonic() - started
+    assert took <= FLOOD_LIMITS.time_s + GRACE_S + TOLERANCE_S, took
+    assert trace.error is not None and trace.error["type"] == ends_as, trace.error
+    assert grown < 4 << 20, grown  # one huge update is 15 MiB
+    assert len(heard) <= PROGRESS_PER_S * (FLOOD_LIMITS.time_s + GRACE_S) + 1
+    assert all(update == UPDATE for update in heard)
+    assert bool(heard) == (listening and some_heard)
+    assert unguarded_pool.run(NEXT).stdout == "42\n"
+
+
+# --- what a run can stat tells nothing of other runs (issue 26, item 7) -----------------------
+
+STAT = SOCKET_FDS + textwrap.dedent("""
+    import json, socket, sys
+    from explorer.runner.trace import failure
+    from explorer.runner.wire import send, trace_message
+    places, up = {"socket": sys.argv[1]}, "."
+    while True:  # its directory and every one above it, and the zygote's socket
+        places[up] = up
+        if os.path.realpath(up) == "/":
+            break
+        up = ".." if up == "." else up + "/.."
+    seen = {}
+    for name, place in places.items():
+        info = os.stat(place)
+        seen[name] = [info.st_nlink, info.st_mtime_ns, info.st_ctime_ns, info.st_size]
+    send(socket.socket(fileno=fds[0]), trace_message(failure("Seen", json.dumps(seen))))
+""")
+
+
+def _seen(pool: WorkerPool) -> str:
+    trace, _ = _unguarded(pool, STAT)
+    assert isinstance(trace, Trace) and trace.error is not None and trace.error["type"] == "Seen"
+    return trace.error["message"]
+
+
+def test_what_a_run_can_stat_tells_nothing_of_other_runs(unguarded_pool: WorkerPool) -> None:
+    before = _seen(unguarded_pool)
+    assert '"..": [' in before and '"../..": [' in before
+    other = threading.Thread(target=_unguarded, args=(unguarded_pool, "import time\n"
+                                                                      "time.sleep(1)"))
+    other.start()
+    assert wait_until(lambda: len(run_processes(unguarded_pool)) == 1)
+    during = _seen(unguarded_pool)
+    assert other.is_alive(), "the other run was still going"
+    other.join()
+    assert unguarded_pool.settle(SLACK_S)
+    assert before == during == _seen(unguarded_pool)
+
+
+def test_an_unlocked_run_has_a_directory_of_its_own_removed_after_it() -> None:
+    code = SOCKET_FDS + textwrap.dedent("""
+        import socket
+        from explorer.runner.trace import failure
+        from explorer.runner.wire import send, trace_message
+        os.makedirs("made/deeper")
+        open("made/empty", "w").close()
+        send(socket.socket(fileno=fds[0]), trace_message(failure("Here", os.getcwd())))
+    """)
+    with _unguarded_workers(size=1, locked=False) as workers:
+        trace, _ = _unguarded(workers, code)
+        assert isinstance(trace, Trace) and trace.error is not None, trace
+        here = Path(trace.error["message"])
+        assert here.parent == Path(workers._dir.name) and here.name.startswith("run-")
+        assert workers.settle(SLACK_S)
+        assert not here.exists() and list(here.parent.glob("run-*")) == []

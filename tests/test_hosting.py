@@ -113,7 +113,7 @@ def test_every_lesson_program_fits_the_hosted_caps(pool: WorkerPool) -> None:
 
 def test_hosted_errors_name_no_cause_but_the_log_has_it(caplog: Any) -> None:
     with pytest.raises(LayoutError) as raised:  # graphviz's own complaint about broken DOT
-        svg("digraph { a -> }")
+        svg("digraph {\n\ta -> \n}\n")
     error = raised.value
     assert "syntax error" in str(error)
     assert LOCAL.cause(error, "en") == str(error)  # locally as helpful as before

@@ -4,9 +4,11 @@ a failure or a slow graph ends only that `dot`, and no more of them than allowed
 from __future__ import annotations
 
 import os
+import select
 import subprocess
 import time
 from concurrent.futures import ThreadPoolExecutor
+from xml.etree import ElementTree
 
 import pytest
 
@@ -77,3 +79,57 @@ def test_a_dot_is_replaced_after_its_share_of_graphs(monkeypatch: pytest.MonkeyP
         seen.update(_dots())
     assert len(seen) >= 3  # 7 graphs, 3 to a `dot`
     assert len(_dots()) <= 2 * render.DOTS
+
+
+# Texts a program can put in a name (a module's, a key, a class's) that reach the DOT.
+HOSTILE = ['a\\\x00\n"{} } } digraph { X [label=<X>] } /*', "line\nbreak\r\n\u2028\u2029\x85",
+           'odd\\', 'q"uote\\"', "tab\there", "\x1b[31m\x7f", "</svg><script>alert(1)</script>",
+           '<a xlink:href="javascript:alert(1)">x</a>', "\\G \\N \\L \\l", "subgraph node"]
+
+
+def _named(names: list[str]) -> str:
+    nodes = [{"id": f"t{i}", "kind": "leaf", "label": f"{name}\n (2)", "names": [name],
+              "shape": [2], "dtype": "float32", "device": "cpu", "requires_grad": True,
+              "is_leaf": True, "grad_fn": None, "version": 0, "module": name}
+             for i, name in enumerate(names)]
+    return view({"nodes": nodes, "edges": []}, collapse=False).dot
+
+
+@pytest.mark.parametrize("name", HOSTILE)
+def test_every_text_reaches_dot_as_a_string_drawn_as_written(name: str) -> None:
+    dot = _named([name])
+    assert not render.INSIDE_A_LINE.search(dot)  # no text ends its line or string early
+    picture = svg(dot)
+    assert picture.encode() == _fresh(dot, "svg") and picture.count('class="node"') == 1
+    assert not _links_or_scripts(picture)  # any markup is drawn as text
+    assert "explorer_" not in picture  # no request's name (`\\G`) is drawn
+    assert "Victim" in svg(_chain(3, "Victim"))  # and the next graph is its own
+
+
+def _links_or_scripts(picture: str) -> list[str]:
+    """The SVG's elements that are scripts or carry a link."""
+    return [element.tag for element in ElementTree.fromstring(picture).iter()
+            if element.tag.endswith("script") or any(k.endswith("href") for k in element.attrib)]
+
+
+def test_a_dot_out_of_step_is_ended_and_the_graph_drawn_anew() -> None:
+    render._Dot.close_idle()
+    svg(_chain(3))
+    kept = render._Dot._idle[("svg",)][-1]
+    assert kept.proc.stdin is not None and kept.proc.stdout is not None
+    kept.proc.stdin.write(b"digraph stale {\n\tStale [label=STALE]\n}\n")  # an answer no one
+    kept.proc.stdin.flush()                                                # asked for
+    select.select([kept.proc.stdout], [], [], 5)
+    picture = svg(_chain(4, "Fresh"))
+    assert "Fresh3Backward0" in picture and "STALE" not in picture
+    assert picture.encode() == _fresh(_chain(4, "Fresh"), "svg")
+    assert kept.proc.poll() is not None  # that `dot` is gone
+
+
+def test_only_dot_the_explorer_wrote_is_laid_out() -> None:
+    for forged in ('digraph {\n\ta [label="x\x00"]\n}\n', 'graph {\n\ta\n}\n',
+                   'digraph {\n\ta\n}\ndigraph {\n\tb\n}\n\x00',
+                   'digraph {\n\ta [label="\r"]\n}\n'):
+        with pytest.raises(LayoutError, match="not a graph the explorer wrote"):
+            svg(forged)
+    assert "Op2Backward0" in svg(_chain(3))

@@ -13,7 +13,7 @@ from explorer.content.examples import by_key
 from explorer.content.i18n import LANGUAGES
 from explorer.runner.worker import WorkerPool
 from explorer.ui.lessons import EDITORS
-from explorer.views.custom import check_program, function_classes, verdicts
+from explorer.views.custom import gradient_checks, verdicts
 from explorer.views.training import Settings, program
 from tests.programs import MY_RELU
 
@@ -39,21 +39,26 @@ def test_the_lessons_cover_the_seed_topics() -> None:
 
 def test_the_gradient_check_passes_for_the_seeds_relu_and_fails_for_a_wrong_one(
         pool: WorkerPool) -> None:
-    code = by_key("my-relu-train").code
-    assert function_classes(code) == ["MyReLU"]
-    result = pool.run(check_program(code))
+    names, program = gradient_checks(by_key("my-relu-train").code)
+    assert names == ["MyReLU"]
+    result = pool.run(program)
     assert result.ok, result.error
     assert verdicts(result.variables, ["MyReLU"]) == [
         {"name": "MyReLU", "gradcheck": True, "matches_relu": True}]
     wrong = MY_RELU.replace("grad_input[input < 0] = 0", "grad_input[input < 0] = 1")
-    result = pool.run(check_program(wrong))
+    result = pool.run(gradient_checks(wrong)[1])
     assert verdicts(result.variables, ["MyReLU"])[0] == {
         "name": "MyReLU", "gradcheck": False, "matches_relu": False}
 
 
 def test_the_check_program_leaves_out_the_training_loop() -> None:
-    checked = check_program(by_key("my-relu-train").code)
+    checked = gradient_checks(by_key("my-relu-train").code)[1]
     assert "for t in range" not in checked and "class MyReLU" in checked
+
+
+def test_a_program_without_a_function_class_or_that_does_not_parse_has_no_check() -> None:
+    assert gradient_checks("x = 1\n") == gradient_checks("class A(:\n") == ([], "")
+    assert gradient_checks("x = 1\0\n") == ([], "")  # a NUL: ValueError on some versions
 
 
 def test_training_with_the_seeds_settings_falls_and_matches_plain_pytorch(

@@ -1,7 +1,7 @@
 """The operating-system wall, judged by effect with the Python guard out of the way.
 
 A probe starts in the box the pool builds (`explorer.safety.box`), forks like the zygote, enters
-its child exactly as a run does (`explorer.runner.zygote.enter`: private directory, lock, limits),
+its child exactly as a run does (`explorer.runner.zygote.enter`: working directory, lock, limits),
 and then runs *unguarded* Python: real builtins, `import os`, `ctypes`. Everything it tries
 is reported back and judged here; canary files, processes and IPC objects are checked from
 the outside afterwards. `PAYLOAD_PROBE` does the same for the named payloads of
@@ -42,6 +42,7 @@ PROBE = textwrap.dedent("""
     from explorer.runner import zygote
     from explorer.safety import confine
     targets = json.loads(sys.argv[1])
+    os.makedirs(zygote.HOME, 0o500)  # as the zygote does
     read, write = os.pipe()
     pid = os.fork()
     if pid:
@@ -213,7 +214,7 @@ def test_no_exec_socket_process_ipc_or_signal(attempts: dict[str, str]) -> None:
 def test_nothing_is_left_behind(attempts: dict[str, str]) -> None:
     assert attempts["processes left"] == "[]"
     assert attempts["ipc left"] == "[]"
-    assert attempts["left in pool dir"] == "['run-probe']"  # the pool removes it after a run
+    assert attempts["left in pool dir"] == "['home']"  # the zygote's: a locked run makes none
     assert attempts["canaries intact"] == "True"
 
 
@@ -243,6 +244,7 @@ PAYLOAD_PROBE = textwrap.dedent("""
     from explorer.safety import confine
     payloads, T = json.loads(sys.argv[1]), json.loads(sys.argv[2])
     readable = confine.readable_paths()
+    os.makedirs(zygote.HOME, 0o500)  # as the zygote does
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     stdin_r, stdin_w = os.pipe()
     os.dup2(stdin_r, 0)
@@ -375,13 +377,13 @@ def payload_results(canaries: dict[str, Path]) -> dict[str, dict[str, object]]:
                               timeout=120, check=False, cwd=place)
         assert done.returncode == 0, done.stderr[-2000:]
         results: dict[str, dict[str, object]] = json.loads(done.stdout)
-        left = sorted(set(os.listdir(place)) - {other.name, "zygote.sock"})
+        left = sorted(set(os.listdir(place)) - {other.name, "zygote.sock", "home"})
         modes = [oct(os.stat(path).st_mode & 0o777) for path in (Path(place) / "zygote.sock",
                                                                   Path(place))]
         other_files = sorted(os.listdir(other))
     time.sleep(0.2)
     results["(host)"] = {
-        "left in pool dir": [n for n in left if not n.startswith("run-")],
+        "left in pool dir": left,
         "modes of socket and pool dir": modes,
         "other run": other_files,
         "processes left": sorted(processes(place) - before_processes),

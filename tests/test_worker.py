@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from explorer.runner.worker import WorkerPool, _Turns
+from explorer.runner.worker import GRACE_S, PROGRESS_PER_S, WorkerPool, _Turns
 from explorer.safety.limits import Limits
 from tests.conftest import ROOT
 from tests.programs import SEED
@@ -330,3 +330,19 @@ def test_a_runs_turn_ends_with_its_process_and_directory(pool: WorkerPool) -> No
     assert pool.settle(10)
     assert run_processes(pool) == []
     assert [p.name for p in Path(pool._dir.name).glob("run-*")] == []
+
+
+def test_a_run_that_streams_progress_until_its_deadline_is_heard_and_ends_on_time(
+        pool: WorkerPool) -> None:
+    # Backward calls as fast as a program can make them: the run tells at most 20 a second,
+    # which its progress budget allows, and is ended at its deadline as any other.
+    limits = Limits(time_s=1.0, loop_iterations=10**9)
+    heard: list[dict[str, object]] = []
+    started = time.monotonic()
+    trace = pool.run("x = torch.ones(2, requires_grad=True)\nfor i in range(10**9):\n"
+                     "    (x * x).sum().backward()\n", limits=limits, on_progress=heard.append)
+    assert time.monotonic() - started <= limits.time_s + GRACE_S + 0.25
+    assert trace.error is not None and trace.error["type"] == "TimeLimit", trace.error
+    assert 5 <= len(heard) <= PROGRESS_PER_S * limits.time_s + 1
+    assert all(update["kind"] == "backward" and "x" in update["grad_norms"] for update in heard)
+    assert_works(pool)

@@ -478,7 +478,7 @@ def _bare_pool() -> WorkerPool:
     """A pool without the box and the lock: the path runs took before the wall."""
     with mock.patch("explorer.safety.box.missing", return_value="measured without"), \
             mock.patch("explorer.safety.confine.missing", return_value=["measured without"]):
-        return WorkerPool(size=1, kept_bytes=0)
+        return WorkerPool(size=1, kept_bytes=0, require_walls=False)
 
 
 def measure(quick: bool, progress: Callable[[str], None]) -> Report:

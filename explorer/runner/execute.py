@@ -28,7 +28,7 @@ from explorer.runner.modules import Modules
 from explorer.runner.snapshot import snapshot
 from explorer.runner.trace import Step, Trace, error_info, failure
 from explorer.safety import sandbox
-from explorer.safety.guards import Guards, Output, unrepeatable_reached
+from explorer.safety.guards import Guards, Output, names_a_date, unrepeatable_reached
 from explorer.safety.limits import LimitExceeded, Limits, TimeLimit, memory_message, time_message
 
 FILENAME = "<program>"
@@ -118,7 +118,8 @@ def execute(code: str, *, device: str = "cpu", limits: Limits = Limits(),
         trace.notes.append("The variables could not be described after the error.")
     trace.elapsed_ms = (time.perf_counter() - started) * 1000
     trace.repeatable = (seed is not None and unrepeatable_reached() == reached
-                        and not (trace.error and trace.error["type"] in UNREPEATABLE))
+                        and not (trace.error and trace.error["type"] in UNREPEATABLE)
+                        and not names_a_date(program.tree))
     return trace
 
 

@@ -38,8 +38,11 @@ EDGE_ATTRS = {"style": {"dotted"}, "dir": {"none"}}
 # What torchviz writes, and all a run's DOT may hold: a header, then nodes with a label and a
 # colour, and edges with a style. An id or label is a plain or quoted string (a quoted one as
 # graphviz reads it: `\\` and `\"` inside), never a keyword or an HTML-like `<...>`.
+# C0 controls, DEL, C1 controls (NEL among them) and Unicode's line and paragraph separators:
+# never inside a DOT string (`_quote`).
+CONTROLS = "\x00-\x1f\x7f-\x9f\u2028\u2029"
 _ID = (r'(?!(?i:node|edge|graph|digraph|subgraph|strict)\b)[a-zA-Z_][a-zA-Z0-9_]*'
-       r'|-?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)|"[^"\\]*(?:\\[\s\S][^"\\]*)*"')
+       rf'|-?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)|"[^"\\{CONTROLS}]*(?:\\[^{CONTROLS}][^"\\{CONTROLS}]*)*"')
 HEADER = re.compile(r'digraph \{\n\tgraph \[size="[0-9.]+,[0-9.]+"\]\n\tnode \[[^\]\n]*\]\n')
 STATEMENT = re.compile(
     rf'\t(?:{_ID}) \[label=(?:{_ID})(?: fillcolor=(?:{"|".join(COLOURS.values())}))?\]\n'
@@ -356,13 +359,30 @@ def tooltip(node: dict[str, Any]) -> str:
 
 @functools.lru_cache(maxsize=1 << 16)
 def _quote(text: str) -> str:
-    """graphviz's quoting of an id or attribute value, never as an HTML-like string, and
-    never ending in an odd backslash, which would escape the closing quote and let the text
-    that follows be read as DOT; remembered: labels and ids repeat."""
-    text = str(text).replace("\t", " ")  # a tab starts a statement only (explorer.views.render)
-    if quoting.FINAL_ODD_BACKSLASHES.search(text):
-        text += "\\"
+    """The one way a text reaches DOT: as a quoted string (never an HTML-like `<...>`, whose
+    HREF graphviz would turn into a link) that graphviz draws as written. A backslash is
+    drawn as itself (no `\\N`, `\\G` or line continuation), a line break is graphviz's `\\n`,
+    a tab a space, and every other control character or line separator visible (NUL as ␀):
+    DOT text holds no control character but the line end and tab around each statement, so
+    no text can end its string or line early (`dot` drops the rest of a line after a NUL).
+    Remembered: labels and ids repeat."""
+    text = _CONTROL.sub(_visible, str(text).replace("\\", "\\\\"))
     return quoting.quote(text, is_html_string=_never)
+
+
+_CONTROL = re.compile(f"[{CONTROLS}]")
+_SHOWN = {"\n": "\\n", "\t": " ", "\x7f": "\u2421"}
+# graphviz reads `\\G`, `\\N`… in a tooltip as the graph's or node's name even when its
+# backslash is escaped: a tooltip's backslash is drawn as its look-alike instead.
+LOOKALIKE = "\u29f5"
+
+
+def _visible(match: re.Match[str]) -> str:
+    """A control character as DOT draws it: a line break, a space, or its picture."""
+    char = match[0]
+    if char in _SHOWN:
+        return _SHOWN[char]
+    return chr(0x2400 + ord(char)) if char < " " else f"\\\\u{ord(char):04x}"
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -378,7 +398,8 @@ def _never(_: str) -> bool:
 def _attr_list(label: str | None, attrs: dict[str, str]) -> str:
     """graphviz's ` [label=… key=value …]`: the label first, then the attributes sorted."""
     parts = [f"label={_quote(label)}"] if label is not None else []
-    parts += [f"{_quote(k)}={_quote(v)}" for k, v in sorted(attrs.items()) if v is not None]
+    parts += [f"{_quote(k)}={_quote(v.replace(chr(92), LOOKALIKE) if k == 'tooltip' else v)}"
+              for k, v in sorted(attrs.items()) if v is not None]
     return f" [{' '.join(parts)}]" if parts else ""
 
 

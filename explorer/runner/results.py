@@ -2,33 +2,40 @@
 with the same limits, threads and versions, gives the same Trace again. A class that runs a
 lesson's program computes it once.
 
-Only repeatable runs are kept (Trace.repeatable: seeded, no clock or entropy reached, no time
-or memory limit hit); the memory they take is bounded, the least recently used going first.
+Only repeatable runs are kept (Trace.repeatable: seeded, nothing reached that is not known to
+behave the same every time, no time or memory limit hit). A Trace is kept pickled, which is
+what its bound counts (decoded, a Trace takes several times its answer's bytes), the least
+recently used going first. Only the server pickles, and only Traces it has checked: no bytes
+from a worker are ever unpickled. Each hit unpickles a Trace of its own, so what one caller
+changes in its Trace never reaches another.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import pickle
 import threading
 from collections import OrderedDict
 from dataclasses import asdict
 from importlib.metadata import version
 
 from explorer.runner.trace import Trace
+from explorer.runner.wire import uncollected
 from explorer.safety.limits import Limits
 
-MAX_BYTES = 64 << 20  # of the runs' answers, as they came from the workers
+MAX_BYTES = 64 << 20  # of kept Traces, pickled, with their keys
+ENTRY_BYTES = 512  # a kept Trace's key and its place in the table, more than they take
 VERSIONS = {name: version(name) for name in ("torch", "numpy")}
 
 
 class Results:
-    """Repeatable runs' Traces, at most `max_bytes` of answers, with hit counts."""
+    """Repeatable runs' Traces, at most `max_bytes` of them as kept, with hit counts."""
 
     def __init__(self, max_bytes: int = MAX_BYTES) -> None:
         self.max_bytes = max_bytes
         self.hits = self.misses = self.size = 0
-        self._kept: OrderedDict[str, tuple[Trace, int]] = OrderedDict()
+        self._kept: OrderedDict[str, bytes] = OrderedDict()
         self._lock = threading.Lock()
 
     @staticmethod
@@ -40,28 +47,36 @@ class Results:
         return hashlib.sha256(json.dumps(decided, sort_keys=True).encode()).hexdigest()
 
     def get(self, key: str) -> Trace | None:
-        """The Trace kept under `key`, if any (a hit or a miss, counted)."""
+        """A copy of the Trace kept under `key`, marked reused, if any (a hit or a miss,
+        counted)."""
         with self._lock:
-            found = self._kept.get(key)
-            if found is None:
+            kept = self._kept.get(key)
+            if kept is None:
                 self.misses += 1
                 return None
             self._kept.move_to_end(key)
             self.hits += 1
-            return found[0]
+        with uncollected():  # many small dicts and lists, no cycles
+            trace: Trace = pickle.loads(kept)  # noqa: S301 - pickled by `put`, from a checked Trace
+        trace.reused = True
+        return trace
 
-    def put(self, key: str, trace: Trace, size: int) -> None:
-        """Keep a repeatable `trace` whose answer was `size` bytes (others are not kept)."""
-        if not trace.repeatable or size > self.max_bytes:
+    def put(self, key: str, trace: Trace) -> None:
+        """Keep a repeatable `trace` (others are not kept, nor one over the bound alone)."""
+        if not trace.repeatable:
+            return
+        kept = pickle.dumps(trace, protocol=pickle.HIGHEST_PROTOCOL)
+        size = len(kept) + ENTRY_BYTES
+        if size > self.max_bytes:
             return
         with self._lock:
             if key in self._kept:
                 return
-            self._kept[key] = (trace, size)
+            self._kept[key] = kept
             self.size += size
             while self.size > self.max_bytes:
-                _, (_, dropped) = self._kept.popitem(last=False)
-                self.size -= dropped
+                _, dropped = self._kept.popitem(last=False)
+                self.size -= len(dropped) + ENTRY_BYTES
 
     def __len__(self) -> int:
         return len(self._kept)

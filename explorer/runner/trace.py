@@ -48,8 +48,8 @@ class Trace:
     threads: int = 1  # torch's intra-op threads: float sums differ in the last digits by count
     elapsed_ms: float = 0.0
     # The same program, device, seed, limits and versions give this Trace again: it was
-    # seeded, reached no clock or entropy, and ran out of no time or memory
-    # (explorer.runner.results).
+    # seeded, reached nothing not known to behave the same every time (no clock, entropy or
+    # date: explorer.safety.guards), and ran out of no time or memory (explorer.runner.results).
     repeatable: bool = False
     reused: bool = False  # kept from an earlier run, not run again (never sent by a worker)
 

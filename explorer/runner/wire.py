@@ -21,6 +21,10 @@ if TYPE_CHECKING:
     from explorer.runner.trace import Trace
 
 HEADER = struct.Struct("!Q")
+# A message's length with this bit set: a progress update, at most MAX_PROGRESS_BYTES (a
+# backward call's summary is ~1 KB), which the server may drop unread.
+PROGRESS = 1 << 63
+MAX_PROGRESS_BYTES = 64 << 10
 # Where Python, the libraries and the app are installed, longest first: a run's output names
 # none of them (a module's repr, a traceback's file names).
 INSTALLED = sorted({os.path.join(p, "") for p in (sys.prefix, sys.base_prefix, os.path.dirname(
@@ -34,9 +38,9 @@ MAX_DEPTH = 100  # lists and objects inside one another: a Trace needs ~70 (64-d
 MAX_CONTAINERS = 1_000_000
 
 
-def send(sock: socket.socket, payload: bytes) -> None:
-    """One length-prefixed message."""
-    sock.sendall(HEADER.pack(len(payload)) + payload)
+def send(sock: socket.socket, payload: bytes, progress: bool = False) -> None:
+    """One length-prefixed message (`progress`: marked as a progress update)."""
+    sock.sendall(HEADER.pack(len(payload) | (PROGRESS if progress else 0)) + payload)
 
 
 class TooLarge(ConnectionError):
@@ -48,11 +52,35 @@ class TooLarge(ConnectionError):
 
 
 def recv(sock: socket.socket, max_bytes: int) -> bytes:
-    """One length-prefixed message; ConnectionError if the peer left, TooLarge if it is."""
+    """One length-prefixed message, no progress update; ConnectionError if the peer left,
+    TooLarge if it is, BadAnswer if it is a progress update."""
+    size, update = header(sock)
+    if update:
+        raise BadAnswer("a progress update came where none may")
+    return body(sock, size, max_bytes)
+
+
+def header(sock: socket.socket) -> tuple[int, bool]:
+    """The size of the next message and whether it is a progress update."""
     (size,) = HEADER.unpack(_exactly(sock, HEADER.size))
+    return size & ~PROGRESS, bool(size & PROGRESS)
+
+
+def body(sock: socket.socket, size: int, max_bytes: int) -> bytes:
+    """The next `size` bytes: a message's body; TooLarge, before any is read, over `max_bytes`."""
     if size > max_bytes:
         raise TooLarge(size, max_bytes)
     return _exactly(sock, size)
+
+
+def skip(sock: socket.socket, size: int) -> None:
+    """Read and drop the next `size` bytes, a piece at a time into one small buffer."""
+    scrap = bytearray(min(size, 1 << 16))
+    while size:
+        got = sock.recv_into(scrap, min(size, len(scrap)))
+        if not got:
+            raise ConnectionError("the other side closed the connection")
+        size -= got
 
 
 def _exactly(sock: socket.socket, size: int) -> bytes:
@@ -67,9 +95,9 @@ def _exactly(sock: socket.socket, size: int) -> bytes:
 
 
 def job_message(code: str, device: str, limits: Limits, seed: int | None, threads: int,
-                keep: tuple[int, ...] = (), place: str = "run") -> bytes:
+                keep: tuple[int, ...] = (), place: str | None = None) -> bytes:
     """The JSON a parent sends for one run (`keep`: backward calls to record in full;
-    `place`: the name of the run's private directory)."""
+    `place`: the name of the directory an unlocked run makes for itself)."""
     job: dict[str, Any] = {"code": code, "device": device, "seed": seed, "threads": threads,
                            "limits": dataclasses.asdict(limits), "keep": list(keep),
                            "dir": place}

@@ -13,7 +13,6 @@ from __future__ import annotations
 import atexit
 import collections
 import contextlib
-import dataclasses
 import json
 import logging
 import os
@@ -35,7 +34,19 @@ from typing import Any
 from explorer.runner.results import MAX_BYTES, Results
 from explorer.runner.trace import Trace, failure, refused
 from explorer.runner.validate import BadResult, progress
-from explorer.runner.wire import BadAnswer, TooLarge, decode, job_message, recv, send, uncollected
+from explorer.runner.wire import (
+    MAX_PROGRESS_BYTES,
+    BadAnswer,
+    TooLarge,
+    body,
+    decode,
+    header,
+    job_message,
+    recv,
+    send,
+    skip,
+    uncollected,
+)
 from explorer.safety import box, confine
 from explorer.safety.limits import Limits, time_message
 from explorer.serve.hosting import settings
@@ -43,6 +54,7 @@ from explorer.serve.hosting import settings
 STARTUP_S = 120.0  # importing PyTorch on a cold machine
 GRACE_S = 1.0  # past the time limit, the child's own clock had its chance: kill it
 MAX_RESULT_BYTES = 16 << 20  # the largest seed program's Trace is 1.3 MB
+PROGRESS_PER_S = 20  # progress updates a run sends: explorer.runner.backward waits 50 ms between
 Progress = Callable[[dict[str, Any]], None]
 # What a child may see of the server's environment: no tokens, keys or passwords.
 KEPT_ENV = ("PATH", "LANG", "LC_ALL", "TZ", "CUDA_VISIBLE_DEVICES", "LD_LIBRARY_PATH")
@@ -50,30 +62,28 @@ LOG = logging.getLogger(__name__)
 CREDENTIALS = struct.Struct("3i")  # struct ucred: pid, uid, gid
 
 
-class WallMissing(RuntimeError):
-    """The operating-system walls cannot be raised here, and this pool requires them."""
-
-
 class WorkerPool:
     """Runs programs, at most `size` at once, each in a fresh process with `limits`.
 
     With `details` off (a public host), a failure of the pool itself names no cause (a
-    path, an OS error) in the Trace; the cause goes to the server's log either way. With
-    `require_walls`, a machine that cannot build the box or lock a run raises WallMissing
-    (saying what is missing) instead of running programs with a warning in the log.
+    path, an OS error) in the Trace; the cause goes to the server's log either way. A pool
+    that cannot build the box or lock a run (`missing` says why) refuses every run with a
+    `WallMissing` error, unless `require_walls` is False: by default, unless
+    `EXPLORER_WITHOUT_WALLS=1` says the owner accepts the risk (explorer.serve.hosting).
     `threads`: torch's threads per run (default: the cores shared out between the runs).
     `kept_bytes`: how much of repeatable runs' Traces is kept and given again
     (explorer.runner.results; 0 keeps none: every run runs)."""
 
     def __init__(self, size: int = 2, limits: Limits = Limits(), wait_s: float = 30.0,
-                 details: bool = True, require_walls: bool = False,
+                 details: bool = True, require_walls: bool | None = None,
                  threads: int | None = None, kept_bytes: int = MAX_BYTES) -> None:
-        gaps = [gap for gap in (box.missing(), *confine.missing()) if gap]
-        if gaps and require_walls:
-            raise WallMissing("Programs cannot be walled off from this machine: "
-                              + "; ".join(gaps) + ". See SECURITY.md.")
-        for gap in gaps:
-            LOG.warning("running programs without part of the wall: %s", gap)
+        self.missing = [gap for gap in (box.missing(), *confine.missing()) if gap]
+        if require_walls is None:
+            require_walls = settings().require_walls
+        self.refuses = bool(self.missing) and require_walls  # every run
+        for gap in self.missing:
+            LOG.warning("%s: %s", "refusing every run, as a wall is missing" if self.refuses
+                        else "running programs without part of the wall", gap)
         self.boxed = box.missing() is None
         self.locked = not confine.missing()
         self.size = size
@@ -84,12 +94,14 @@ class WorkerPool:
         self._slots = _Turns(size)
         self.results = Results(kept_bytes)  # repeatable runs' Traces, for every caller
         self._lock = threading.Lock()
-        self._dir = tempfile.TemporaryDirectory(prefix="explorer-")
+        self._dir = tempfile.TemporaryDirectory(  # by its real path: the box binds that
+            prefix="explorer-", dir=os.path.realpath(tempfile.gettempdir()))
         self._socket = str(Path(self._dir.name) / "zygote.sock")
         self._zygote: subprocess.Popen[bytes] | None = None  # bubblewrap, in the box
         self.zygote_pid = 0  # the zygote itself
         self._zygote_fd: int | None = None  # a pidfd of it: its pid may be reused, this not
-        self._start_zygote()
+        if not self.refuses:
+            self._start_zygote()
 
     def run(self, code: str, *, device: str = "cpu", limits: Limits | None = None,
             seed: int | None = 0, keep: tuple[int, ...] = (),
@@ -99,25 +111,28 @@ class WorkerPool:
         `keep`: backward calls to record in full besides the first ten and calls 20, 40,
         80…; `on_progress`: called with each backward call's summary while the program runs."""
         limits = limits or self.limits
+        if self.refuses:
+            return failure("WallMissing", self._refusal(), device=device)
         key = None
         if seed is not None and on_progress is None:  # a run streamed as it goes runs
             key = self.results.key(code, device, limits, seed, self.threads, keep)
             if (kept := self.results.get(key)) is not None:
-                return dataclasses.replace(kept, reused=True)
+                return kept
         if not self._slots.acquire(timeout=self.wait_s):
             return failure("Busy", "The explorer is busy with other runs; try again in a moment.",
                            device=device)
         ending: Callable[[], None] = _nothing
         try:
-            place = f"run-{uuid.uuid4().hex}"
+            # A locked run makes nothing: it runs in the zygote's shared, empty home.
+            place = None if self.locked else f"run-{uuid.uuid4().hex}"
             job = job_message(code, device, limits, seed, self.threads, keep, place)
-            trace, size, ending = self._run(job, place, device, limits, on_progress)
+            trace, ending = self._run(job, place, device, limits, on_progress)
             if trace.error and trace.error["type"] == "WorkerCrashed" and self._zygote_died():
                 ending()  # a dying zygote: once more
                 ending = _nothing  # ended: never twice (its pidfd's number may be reused)
-                trace, size, ending = self._run(job, place, device, limits, on_progress)
+                trace, ending = self._run(job, place, device, limits, on_progress)
             if key is not None:
-                self.results.put(key, trace, size)
+                self.results.put(key, trace)
         except BaseException:
             self._end(ending)
             raise
@@ -125,6 +140,13 @@ class WorkerPool:
         # process of PyTorch's size takes ~10 ms to die) and its directory.
         threading.Thread(target=self._end, args=(ending,), daemon=True).start()
         return trace
+
+    def _refusal(self) -> str:
+        """Why no program runs here, for a visitor: the cause only where `details` allows."""
+        cause = f" ({'; '.join(self.missing)})" if self.details else ""
+        return (f"Programs are not run here: this machine cannot wall them off from the "
+                f"server{cause}. SECURITY.md says what the walls need; "
+                "EXPLORER_WITHOUT_WALLS=1 runs them without, for a trusted audience only.")
 
     def _end(self, ending: Callable[[], None]) -> None:
         """End a run's process and remove its directory, then give its turn to the next."""
@@ -145,66 +167,78 @@ class WorkerPool:
             self._zygote = None
         self._dir.cleanup()
 
-    def _run(self, job: bytes, place: str, device: str, limits: Limits,
-             on_progress: Progress | None) -> tuple[Trace, int, Callable[[], None]]:
-        """The run's Trace, the size of the worker's answer (0 if none came), and what ends
-        the run: its process killed and waited for, then its directory removed."""
+    def _run(self, job: bytes, place: str | None, device: str, limits: Limits,
+             on_progress: Progress | None) -> tuple[Trace, Callable[[], None]]:
+        """The run's Trace, and what ends the run: its process killed and waited for, then its
+        directory `place` removed."""
         try:
             conn = self._connect()
         except OSError as error:
             LOG.error("could not start a worker: %s", error)
             message = (f"Could not start a worker: {error}" if self.details
                        else "Could not start a worker; please try again in a moment.")
-            return failure("WorkerUnavailable", message, device=device), 0, _nothing
+            return failure("WorkerUnavailable", message, device=device), _nothing
         started = time.monotonic()  # after a (re)start of the zygote: that is not the run's time
         watchdog: _Watchdog | None = None
 
-        def read() -> tuple[Trace, int]:
+        def read() -> Trace:
             nonlocal watchdog
             try:
                 conn.settimeout(limits.time_s + GRACE_S)
                 send(conn, job)
                 watchdog = _Watchdog(conn, started + limits.time_s + GRACE_S)
-                while True:  # progress updates, then the Trace
-                    answer = recv(conn, MAX_RESULT_BYTES)
-                    with uncollected():
-                        message = decode(answer)
-                        if "progress" not in message:
-                            watchdog.kill()  # it has answered: it ends while it is read
-                            return Trace.from_dict(message, limits), len(answer)
-                    if on_progress is not None:
-                        on_progress(progress(message["progress"]))
+                budget = int(PROGRESS_PER_S * (limits.time_s + GRACE_S)) + 1
+                while True:  # progress updates (at most `budget`), then the Trace
+                    size, update = header(conn)
+                    if not update:
+                        answer = body(conn, size, MAX_RESULT_BYTES)
+                        watchdog.kill()  # it has answered: it ends while it is read
+                        with uncollected():
+                            return Trace.from_dict(decode(answer), limits)
+                    budget -= 1
+                    if budget < 0:
+                        raise BadAnswer(f"more progress updates than a run sends in "
+                                        f"{limits.time_s:g} s ({PROGRESS_PER_S} a second)")
+                    if size > MAX_PROGRESS_BYTES:
+                        raise BadAnswer(f"a progress update of {size:,} bytes (a run sends at "
+                                        f"most {MAX_PROGRESS_BYTES:,})")
+                    if on_progress is None:
+                        skip(conn, size)  # no one listens: nothing of it is decoded
+                    else:
+                        told = decode(body(conn, size, MAX_PROGRESS_BYTES))
+                        on_progress(progress(told.get("progress")))
             except TooLarge as error:
                 return failure("MemoryLimit", f"The run's record (variables, graphs and "
                                f"backward steps) came to {error.size / 2**20:,.0f} MiB, more "
                                f"than the {MAX_RESULT_BYTES >> 20} MiB a run may send back. "
                                "Smaller graphs, fewer backward calls or fewer top-level "
-                               "statements help.", device=device), 0
+                               "statements help.", device=device)
             except (BadAnswer, BadResult) as error:
-                return refused(str(error), device=device), 0
+                return refused(str(error), device=device)
             except (OSError, ValueError, TypeError, KeyError):
                 late = time.monotonic() > started + limits.time_s + GRACE_S
                 if late or (watchdog is not None and watchdog.fired):
-                    return failure("TimeLimit", time_message(limits), device=device), 0
+                    return failure("TimeLimit", time_message(limits), device=device)
                 return failure("WorkerCrashed", "The run ended without an answer (its process "
                                "died, perhaps from a crash inside a library). Nothing else "
                                "was affected; try again or simplify the program.",
-                               device=device), 0
+                               device=device)
 
         def ending() -> None:
             if watchdog is not None:
                 watchdog.stop()  # the child is gone: nothing writes into its directory
-            _remove(Path(self._dir.name) / place)
+            if place is not None:
+                _remove(Path(self._dir.name) / place)
 
         with conn:
             try:
-                trace, size = read()
+                trace = read()
             except BaseException:
                 ending()
                 raise
         if watchdog is not None:
             watchdog.kill()  # answered or not, it runs no more; `ending` waits for its end
-        return trace, size, ending
+        return trace, ending
 
     def _zygote_died(self) -> bool:
         with self._lock:
@@ -270,7 +304,8 @@ class WorkerPool:
                    TMPDIR=self._dir.name, MALLOC_ARENA_MAX="2", PYTHONDONTWRITEBYTECODE="1",
                    # one BLAS thread, and no TorchDynamo compiler
                    OPENBLAS_NUM_THREADS="1", TORCHDYNAMO_DISABLE="1")
-        argv = [sys.executable, "-m", "explorer.runner.zygote", self._socket,
+        python = box.python() if self.boxed else sys.executable
+        argv = [python, "-m", "explorer.runner.zygote", self._socket,
                 *([] if self.locked else ["--unlocked"])]
         if not self.boxed:
             self._zygote = subprocess.Popen(

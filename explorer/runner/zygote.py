@@ -5,10 +5,11 @@
 (so a run does not wait for a fork of this large process, nor, when the spare had time to
 warm up, for most of the page faults a fork's child takes); the child that takes a
 connection tells the zygote, which forks the next one. That child reads one job, says hello
-(the parent learns its pid from the kernel, to kill it at the deadline), makes its private
-directory, locks itself in (`explorer.safety.confine`), lowers its limits, runs the job and answers
-with the Trace as JSON, never pickle: even a child that escaped the sandbox cannot make the
-server run code. The zygote ends when its standard input closes, which happens when the
+(the parent learns its pid from the kernel, to kill it at the deadline), enters the empty home
+that locked runs share, locks itself in (`explorer.safety.confine`), lowers its limits, runs the job
+and answers with the Trace as JSON, never pickle: even a child that escaped the sandbox cannot
+make the server run code; its progress updates are small and marked (the server may drop them
+unread). The zygote ends when its standard input closes, which happens when the
 parent goes away. It never touches CUDA, so each child may start CUDA safely after the fork.
 """
 
@@ -29,7 +30,7 @@ from typing import Any, NoReturn
 import torch
 
 from explorer.runner.execute import execute
-from explorer.runner.wire import recv, send, trace_message
+from explorer.runner.wire import MAX_PROGRESS_BYTES, recv, send, trace_message
 from explorer.safety import confine
 from explorer.safety.limits import Limits
 
@@ -37,6 +38,10 @@ MAX_TASKS = 256  # processes and threads of the box's user a run may bring it to
 MAX_FILES = 256  # open files of a run
 PR_SET_PDEATHSIG, PR_SET_NAME = 1, 15  # prctl.h: the standard library has no prctl
 SPARE, RUN = b"explorer-spare", b"explorer-run"  # a child's name (`ps`, /proc/PID/comm)
+# Every locked run's working directory, HOME and TMPDIR, in the pool's directory: one, empty and
+# read-only, made once. A locked run makes no file, and so no run changes a directory that a
+# run can stat (its times and link count would tell when others start and end).
+HOME = "home"
 _LIBC = ctypes.CDLL(None, use_errno=True)
 
 # Run once before forking: every child inherits PyTorch's first-call set-up, including the
@@ -62,6 +67,8 @@ def main(path: str, lock: bool) -> None:
     listener.bind(path)
     os.chmod(path, 0o600)  # the server's alone (a locked child cannot even make a socket)
     listener.listen(64)
+    if lock:
+        os.makedirs(HOME, 0o500, exist_ok=True)  # exists when the zygote is started again
     sys.stdout.write("ready\n")
     sys.stdout.flush()
     quiet = os.open(os.devnull, os.O_WRONLY)  # what libraries print (np.info) must not fill a
@@ -136,7 +143,9 @@ def _child(conn: socket.socket, readable: list[str] | None, gpus: list[str],
         send(conn, b"{}")  # the parent reads this child's pid from the kernel (SO_PASSCRED)
         limits = enter(job, readable, gpus, walls)
         def progress(update: dict[str, Any]) -> None:  # streamed while the program runs
-            send(conn, json.dumps({"progress": update}).encode())
+            message = json.dumps({"progress": update}).encode()
+            if len(message) <= MAX_PROGRESS_BYTES:  # a larger one would end the run
+                send(conn, message, progress=True)
 
         trace = execute(job["code"], device=job["device"], limits=limits, seed=job["seed"],
                         keep=tuple(job["keep"]), progress=progress)
@@ -150,7 +159,7 @@ def _child(conn: socket.socket, readable: list[str] | None, gpus: list[str],
 def enter(job: dict[str, Any], readable: list[str] | None, gpus: list[str],
           walls: confine.Walls | None = None) -> Limits:
     """Everything between a job's arrival and its program, in this order: threads, the
-    private directory, the lock (while this process has one thread; none without `readable`;
+    working directory, the lock (while this process has one thread; none without `readable`;
     with `walls`, built ahead for it), the limits. Standard input becomes /dev/null: the
     zygote's pipe, reopened by /proc/self/fd/0, is writable."""
     nothing = os.open(os.devnull, os.O_RDONLY)
@@ -158,9 +167,10 @@ def enter(job: dict[str, Any], readable: list[str] | None, gpus: list[str],
     os.close(nothing)
     limits = Limits(**job["limits"])
     torch.set_num_threads(job["threads"])
-    home = _private_dir(job["dir"])
-    if readable is not None:
-        (walls or confine.Walls(readable, gpus)).lock(home)
+    if readable is None:  # unlocked: what the run makes goes in a directory of its own
+        _home(os.path.abspath(os.path.basename(job["dir"])), make=True)
+    else:
+        (walls or confine.Walls(readable, gpus)).lock(_home(os.path.abspath(HOME)))
     _limit(limits, job["device"])
     return limits
 
@@ -196,11 +206,11 @@ def _limit(limits: Limits, device: str) -> None:
         os._exit(1)
 
 
-def _private_dir(name: str) -> str:
-    """Make `name` (chosen by the parent, which removes it after the run) in the zygote's
-    directory this child's cwd, HOME and TMPDIR."""
-    home = os.path.abspath(os.path.basename(name))
-    os.mkdir(home, 0o700)
+def _home(home: str, make: bool = False) -> str:
+    """Make `home` (if `make`: the parent chose its name and removes it after the run) this
+    child's cwd, HOME and TMPDIR."""
+    if make:
+        os.mkdir(home, 0o700)
     os.chdir(home)
     os.environ.update(HOME=home, TMPDIR=home)
     tempfile.tempdir = home  # set, not searched: the search writes a file, which fails here

@@ -66,6 +66,15 @@ def command(argv: list[str], writable: str, env: Mapping[str, str],
     return box + argv
 
 
+def python() -> str:
+    """The interpreter by the path the box shows it at: its directory's real path (a
+    virtualenv reached through a symbolic link, or kept outside the checkout, is bound where
+    it really is), its own name kept (a virtualenv's `python` knows its environment by the
+    directory it is started from)."""
+    folder, name = os.path.split(sys.executable)
+    return os.path.join(os.path.realpath(folder), name)
+
+
 def box_user() -> int:
     """The user id the box runs as (its directory must be theirs)."""
     return NOBODY if os.geteuid() == 0 else os.geteuid()
@@ -81,7 +90,7 @@ def missing() -> str | None:
             return f"{tool} is not installed (Debian package `{package}`)"
     with tempfile.TemporaryDirectory(prefix="explorer-probe-") as place:
         os.chown(place, box_user(), -1)
-        probe = command([sys.executable, "-c", "import explorer"], place, {})
+        probe = command([python(), "-c", "import explorer"], place, {})
         try:
             done = subprocess.run(probe, capture_output=True, timeout=60, check=False)
         except (OSError, subprocess.TimeoutExpired) as error:

@@ -69,7 +69,7 @@ BY_WHO = ("setpriority", "ioprio_set")
 COMMANDS = {"fcntl": (8, 10, 15), "ioctl": (0x8901, 0x8902, 0x40086602, 0x40046602, 0x401C5820)}
 READ = landlock.FSAccess.READ_FILE | landlock.FSAccess.READ_DIR
 DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
-PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the explorer package
+PACKAGE = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))  # the explorer package
 
 
 class Walls:

@@ -13,6 +13,7 @@ mode keeps with each autograd node (the program's frames, as plain Python shows 
 from __future__ import annotations
 
 import _string
+import ast
 import builtins
 import dis
 import functools
@@ -62,20 +63,72 @@ class _Clock:
 
 
 MODULES["time"] = _Clock()
+# A run is repeatable (explorer.runner.results) only if everything it reached is known to
+# behave the same every time. Known: what these modules define (a value's class, a class
+# itself), less the names below and NumPy's dates. Anything else (the `time` stand-in, the
+# objects of Python's `datetime` that a datetime64's `.item()` gives, whatever a library may
+# hand out one day) is not, until it is added here.
+KNOWN_ORIGINS = frozenset({"torch", "numpy", "math", "random", "builtins", "collections",
+                           USER_MODULE})
 # The names of what draws on the machine's entropy, or seeds from it when given no seed
 # (`torch.seed`, a Generator's `.seed()`, `np.random.default_rng()`, NumPy's bit generators,
-# `random.SystemRandom`...): a run that reaches one (or `time`) may come out differently
-# next time.
+# `random.SystemRandom`...).
 ENTROPY = frozenset({"seed", "seed_all", "default_rng", "SeedSequence", "RandomState",
                      "Random", "SystemRandom", "Generator", "BitGenerator", "PCG64",
                      "PCG64DXSM", "MT19937", "Philox", "SFC64"})
-_unrepeatable = [0]  # times programs reached one of them, or `time`
+# NumPy's dates and times, every one of them: numpy reads the strings 'now' and 'today' (in
+# any case) as the clock wherever it makes a datetime64 from text, which is a date type,
+# value, dtype or function away. In a program's text: a date type's name as numpy reads it
+# ('M8[s]', '<m8', 'datetime64[D]', 'i4,M8', '(2,)M'), and the clock's two words.
+DATE_TYPES = (np.datetime64, np.timedelta64, np.dtypes.DateTime64DType,
+              np.dtypes.TimeDelta64DType)
+DATE_FUNCTIONS = frozenset(id(value) for name, value in vars(np).items()
+                           if re.search("busday|datetime|timedelta", name))
+DATE_TYPE_TEXT = re.compile(  # one of the comma-separated parts, a shape's `(2, 3)` cut too
+    r"([^)]*\))?\d*[<>=|]?([Mm]8?|datetime64|timedelta64)(\[[^\]]*\])?")
+CLOCK_WORDS = frozenset({"now", "today"})
+_unrepeatable = [0]  # times programs reached something not known to repeat
 
 
 def unrepeatable_reached() -> int:
-    """How many times programs reached `time`, one of its clocks or a source of entropy so
-    far in this process: a run during which this grew may come out differently next time."""
+    """How many times programs reached something not known to behave the same every time
+    (`time`, entropy, a date, anything from outside KNOWN_ORIGINS) so far in this process: a
+    run during which this grew may come out differently next time."""
     return _unrepeatable[0]
+
+
+def names_a_date(tree: ast.AST) -> bool:
+    """Whether a string in a program (its rewritten `tree`) is one numpy reads as a date type
+    or as the clock. An attribute named like one (`self.m`) counts too: a run is then run
+    again, never given someone else's clock."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str | bytes):
+            text = node.value if isinstance(node.value, str) else node.value.decode("latin-1")
+            if text.lower() in CLOCK_WORDS or any(DATE_TYPE_TEXT.fullmatch(part.strip())
+                                                  for part in text.split(",")):
+                return True
+    return False
+
+
+def _known(value: Any) -> bool:
+    """Whether `value` is known to behave the same every run (see KNOWN_ORIGINS)."""
+    kind = type(value)
+    known = _known_class(value if issubclass(kind, type) else kind)
+    if known is None:  # an array: by its dtype
+        return not isinstance(value, np.ndarray) or value.dtype.kind not in "Mm"
+    return known and id(value) not in DATE_FUNCTIONS
+
+
+@functools.cache
+def _known_class(kind: type) -> bool | None:
+    """Whether `kind`'s values are known to behave the same every run; None for NumPy's
+    arrays, whose dtype tells."""
+    if issubclass(kind, np.ndarray):
+        return None
+    origin = getattr(kind, "__module__", None)
+    return (isinstance(origin, str) and origin.partition(".")[0] in KNOWN_ORIGINS
+            and not issubclass(kind, DATE_TYPES))
+
 
 SAFE_BUILTINS = (
     "abs", "all", "any", "bin", "bool", "callable", "chr", "complex", "dict", "divmod",
@@ -204,6 +257,8 @@ class Guards:
 
     def print(self, *values: Any, sep: str | None = " ", end: str | None = "\n",
               flush: bool = False) -> None:
+        if not all(map(_known, values)):
+            _unrepeatable[0] += 1
         builtins.print(*values, sep=sep, end=end, file=self.out)
 
     def pow(self, base: Any, exp: Any, mod: Any = None) -> Any:
@@ -271,7 +326,8 @@ def _attr(obj: Any, name: str) -> Any:
         raise Refused(None, f"`.{name}` leads to raw storage, which is outside the sandbox")
     else:
         origin = getattr(value, "__module__", None)
-        if origin == "time" or getattr(value, "__name__", None) in ENTROPY:
+        if (origin == "time" or getattr(value, "__name__", None) in ENTROPY
+                or not (_known(obj) and _known(value))):
             _unrepeatable[0] += 1
         if isinstance(origin, str) and _outside(origin, module=False):
             raise Refused(None, f"`.{name}` leads to `{origin}`, which is outside the sandbox")

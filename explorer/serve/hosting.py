@@ -38,9 +38,9 @@ class Settings:
 
     @property
     def require_walls(self) -> bool:
-        """Whether programs may run only inside the box and lock (explorer.safety.box/confine): in
-        hosted mode, unless `EXPLORER_WITHOUT_WALLS=1` says the host accepts the risk."""
-        return self.hosted and os.environ.get(WITHOUT_WALLS, "").strip().lower() not in ON
+        """Whether programs may run only inside the box and lock (explorer.safety.box/confine):
+        always, unless `EXPLORER_WITHOUT_WALLS=1` says the owner accepts the risk."""
+        return os.environ.get(WITHOUT_WALLS, "").strip().lower() not in ON
 
     @property
     def details(self) -> bool:

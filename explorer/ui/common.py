@@ -5,8 +5,9 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer.content.i18n import LANGUAGES, text
-from explorer.content.markdown import code_span
+from explorer.content.markdown import code_span, plain
 from explorer.runner.worker import WorkerPool
+from explorer.safety.sandbox import MAX_CODE_CHARS
 from explorer.serve.hosting import settings
 from explorer.serve.nodelay import send_at_once
 from explorer.ui.link import keep, open_link, share_button, take
@@ -55,6 +56,19 @@ def page(title_key: str) -> None:
     st.markdown(CSS, unsafe_allow_html=True)
     open_link(title_key)
     _sidebar()
+    _walls()
+
+
+def _walls() -> None:
+    """A banner on every page where programs cannot be walled off: refused, or (the owner
+    having accepted it) run without the missing walls."""
+    missing = pool().missing
+    if missing:
+        why = plain("; ".join(missing)) if SETTINGS.details else "—"
+        refused = pool().refuses
+        (st.error if refused else st.warning)(
+            text("walls_refused" if refused else "walls_waived", lang(), why=why),
+            icon=":material/gpp_bad:")
 
 
 def _sidebar() -> None:
@@ -95,8 +109,24 @@ def _choice(key: str, options: list[str], label: str, **kwargs: object) -> None:
            on_change=lambda: st.session_state.update({key: st.session_state[f"{key}.widget"]}))
 
 
-def may_run(language: str) -> bool:
-    """Spend one of this session's runs (see explorer.serve.ratelimit); say so when it must wait."""
+def refusal(code: object, language: str) -> str | None:
+    """Why the server keeps no `code` sent by a visitor (None: it may): not text, or longer
+    than a program may be (explorer.safety.sandbox.MAX_CODE_CHARS). Costs no more than `len`."""
+    if not isinstance(code, str):
+        return text("code_not_text", language)
+    if len(code) > MAX_CODE_CHARS:
+        return text("code_too_long", language, count=len(code), cap=MAX_CODE_CHARS)
+    return None
+
+
+def may_run(code: str, language: str) -> bool:
+    """The gate before any run of a program and any parse of a visitor's text in the server:
+    refuse `code` over the cap, then spend one of this session's runs
+    (explorer.serve.ratelimit). Says on the page why not."""
+    reason = refusal(code, language)
+    if reason:
+        st.error(reason, icon=":material/block:")
+        return False
     wait = RUNS.take(RUNS.key(st.session_state))
     if wait:
         st.warning(RUNS.message(wait, language), icon=":material/hourglass_top:")

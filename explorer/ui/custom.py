@@ -8,25 +8,33 @@ import streamlit as st
 
 from explorer.content.i18n import text
 from explorer.content.markdown import plain
-from explorer.ui.common import pool
+from explorer.ui.common import may_run, pool
 from explorer.ui.link import keep, take
 from explorer.ui.steps import error_panel
-from explorer.views.custom import check_program, function_classes, verdicts
+from explorer.views.custom import gradient_checks, verdicts
+
+CHECKED = "custom.check"  # (program, its Function classes, their check, its Trace or None)
 
 
 def gradient_check(code: str, lang: str) -> None:
-    """Run gradcheck (double precision) on each Function class and say pass or fail."""
-    names = function_classes(code)
-    if not names:
+    """Run gradcheck (double precision) on each Function class of `code` (the program that
+    ran) and say pass or fail. Its parse and its run pass the gate (`may_run`) once per
+    program: the session keeps the last program's check."""
+    checked = st.session_state.get(CHECKED)
+    if checked is None or checked[0] != code:
+        if not may_run(code, lang):
+            return
+        names, program = gradient_checks(code)
+        result = None
+        if names:
+            with st.spinner(text("gradcheck_running", lang)):
+                result = pool().run(program)
+        st.session_state[CHECKED] = checked = (code, names, program, result)
+    _, names, program, result = checked
+    if result is None:
         st.info(text("no_function", lang))
         return
     st.caption(text("gradcheck_explain", lang))
-    program = check_program(code)
-    key = f"custom.check.{hash(program)}"
-    if key not in st.session_state:
-        with st.spinner(text("gradcheck_running", lang)):
-            st.session_state[key] = pool().run(program)
-    result = st.session_state[key]
     if not result.ok:
         error_panel(result, program, lang)
     for verdict in verdicts(result.variables, names):

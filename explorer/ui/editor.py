@@ -49,11 +49,12 @@ def editor(name: str, language: str, run_on: str, default: str = "autograd-basic
         st.caption(text("link_opened", language))
     st.caption(text("sandbox_note", language, time=LIMITS.time_s, memory=LIMITS.memory_mb))
     clicked = st.button(text("run", language), type="primary", key=f"{name}.run")
-    if (clicked or st.session_state.pop(f"{name}.autorun", False)) and may_run(language):
+    code = st.session_state[code_key]
+    if (clicked or st.session_state.pop(f"{name}.autorun", False)) and may_run(code, language):
         with st.spinner(text("running", language)):
-            trace = pool().run(st.session_state[code_key], device=run_on)
+            trace = pool().run(code, device=run_on)
         st.session_state[trace_key] = trace
-        st.session_state[f"{name}.ran"] = st.session_state[code_key]
+        st.session_state[f"{name}.ran"] = code
         st.session_state[f"{name}.step"] = max(len(trace.steps), 1)
     with slot:
         code_editor(f"{name}.editor", st.session_state[code_key], text("code", language),

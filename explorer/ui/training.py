@@ -50,7 +50,8 @@ def settings_form(lang: str) -> Settings:
 
 def train(settings: Settings, lang: str) -> Trace | None:
     """Train when asked, drawing the loss as it falls; then the curves of the last run."""
-    if st.session_state.pop("training.wanted", None) == settings and may_run(lang):
+    if st.session_state.pop("training.wanted", None) == settings and may_run(
+            program(settings), lang):
         st.session_state["training.run"] = (settings, _run_live(settings, lang))
     done = st.session_state.get("training.run")
     if done is None:
@@ -115,10 +116,11 @@ def iteration_pass(settings: Settings, trace: Trace, lang: str) -> None:
     keep("k", chosen)
     key = ("training.pass", astuple(settings), chosen)
     clicked = st.button(text("open_iteration", lang, k=chosen), key="training.open")
-    if (clicked or take("opened")) and may_run(lang):
+    code = program(settings)
+    if (clicked or take("opened")) and may_run(code, lang):
         with st.spinner(text("rerunning", lang, k=chosen)):
-            st.session_state["training.pass"] = (key, pool().run(
-                program(settings), limits=LIMITS, keep=(int(chosen),)))
+            st.session_state["training.pass"] = (key, pool().run(code, limits=LIMITS,
+                                                                 keep=(int(chosen),)))
     opened = st.session_state.get("training.pass")
     if opened and opened[0] == key:
         keep("opened", True)

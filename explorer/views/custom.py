@@ -1,6 +1,6 @@
 """Checking a program's own autograd.Function classes with gradcheck. Pure.
 
-`check_program(code)` keeps the program's imports and class definitions (not the rest, such
+`gradient_checks(code)` keeps the program's imports and class definitions (not the rest, such
 as a training loop) and adds, for each Function class with one input, a double-precision
 `torch.autograd.gradcheck` and a comparison with autograd's own ReLU gradient.
 """
@@ -20,24 +20,23 @@ relu_grad, = torch.autograd.grad(torch.relu(gradcheck_input).sum(), gradcheck_in
 """
 
 
-def function_classes(code: str) -> list[str]:
-    """Names of the classes in `code` that subclass an autograd Function."""
+def gradient_checks(code: str) -> tuple[list[str], str]:
+    """The names of the classes in `code` that subclass an autograd Function, and a program
+    of its imports and classes followed by a gradient check of each ([] and "" if there are
+    none or `code` does not parse). Parses `code` once."""
     try:
         tree = ast.parse(code)
-    except SyntaxError:
-        return []
-    return [node.name for node in tree.body if isinstance(node, ast.ClassDef)
-            and any(ast.unparse(base).endswith("Function") for base in node.bases)]
-
-
-def check_program(code: str) -> str:
-    """The program's imports and classes, then a gradient check of each Function class."""
-    tree = ast.parse(code)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return [], ""
+    names = [node.name for node in tree.body if isinstance(node, ast.ClassDef)
+             and any(ast.unparse(base).endswith("Function") for base in node.bases)]
+    if not names:
+        return [], ""
     kept = [node for node in tree.body if isinstance(node, ast.Import | ast.ImportFrom
                                                      | ast.ClassDef)]
     head = ast.unparse(ast.Module(kept, []))
-    return "\n".join(["import torch", head, *(CHECK.format(name=name)
-                                               for name in function_classes(code))])
+    return names, "\n".join(["import torch", head, *(CHECK.format(name=name)
+                                                     for name in names)])
 
 
 def verdicts(variables: dict[str, Any], names: list[str]) -> list[dict[str, Any]]:

@@ -6,6 +6,12 @@ Time-capped.
 out once, not twice. SVGs and positions come from `dot` processes kept running, each laying
 out graph after graph (`_Dot`): a new `dot` spends ~10 ms loading its plugins first. Where a
 kept one fails, a new `dot` draws the graph once more, and says why if it fails too.
+
+A kept `dot` is shared by every visitor, so it is a wall of its own. It is given only DOT
+the server wrote (`_request`: torchviz's form, every text through
+explorer.runner.graph_view._quote, no control character inside a line), named by a fresh
+random name; an answer counts only if it is exactly one drawing per format, each naming
+that graph (`_answer`). Anything else ends that `dot`, and a new one draws the graph.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ import json
 import os
 import re
 import resource
+import secrets
 import select
 import shutil
 import subprocess
@@ -24,6 +31,8 @@ import threading
 import time
 from collections import defaultdict
 from typing import Any
+
+from explorer.runner.graph_view import CONTROLS
 
 LAYOUT_TIMEOUT_S = 30.0
 MAX_STATEMENTS = 12_000  # nodes + edges graphviz is asked to lay out (~2 s at 1,500 nodes)
@@ -40,9 +49,14 @@ NODE_LINE = re.compile(r'(?m)^\t"?[\w.\[\]]+"? \[label=')
 EDGE_LINE = re.compile(r'(?m)^\t("?[\w.\[\]]+"?) -> ("?[\w.\[\]]+"?)')
 SVG_END = "</svg>\n"
 # Where an SVG names its graph (the heading's comment, the graph's title: a tooltip) and
-# gives its id, as a kept `dot` writes them from its second graph on (see `_as_new`).
-SVG_TITLE = re.compile(rb"<!-- Title: %\d+ Pages: 1 -->")
-SVG_GRAPH = re.compile(rb'<g id="[\w,]*graph0" class="graph"([^>]*)>\n<title>%\d+</title>')
+# gives its id, as a kept `dot` writes them from its second graph on (see `_answer`).
+TITLE_START = b"<!-- Title: "
+TITLE = TITLE_START + b"%s Pages: 1 -->"
+SVG_GRAPH = re.compile(rb'<g id="[\w,]*graph0" class="graph"([^>]*)>\n<title>explorer_[0-9a-f]{32}'
+                       rb'</title>')
+HEAD, TAIL = "digraph {\n", "}\n"  # of every DOT the server writes (graph_view._source)
+# A control character inside a line: no DOT the server writes has one (graph_view._quote).
+INSIDE_A_LINE = re.compile(f"(?![\\n\\t])[{CONTROLS}]")
 KEPT_SVGS = 4  # SVGs drawn by `positions` and not yet asked for
 KEPT_FAILURES = 64  # graphs that could not be laid out: not tried again
 
@@ -104,18 +118,28 @@ def _draw(dot: str, formats: list[str], timeout_s: float) -> bytes:
         raise TooTangled(nodes, len(edges))
     if (crossings := _crossings(edges)) > MAX_CROSSINGS:
         raise TooTangled(nodes, len(edges), crossings)
+    request, name = _request(dot)
     with _drawn_lock:
         failed = _failed.get(hash(dot))
     if failed is not None:
         raise LayoutError(failed)
     try:
-        return _run_dot(dot, formats, timeout_s)
+        return _run_dot(request, name, formats, timeout_s)
     except LayoutError as error:
         with _drawn_lock:
             if len(_failed) >= KEPT_FAILURES:
                 del _failed[next(iter(_failed))]
             _failed[hash(dot)] = str(error)
         raise
+
+
+def _request(dot: str) -> tuple[bytes, bytes]:
+    """`dot` named by a fresh random name, and that name: what a `dot` is given. LayoutError
+    for a text the server did not write (another header, a control character in a line)."""
+    if not (dot.startswith(HEAD) and dot.endswith(TAIL)) or INSIDE_A_LINE.search(dot):
+        raise LayoutError("this is not a graph the explorer wrote")
+    name = f"explorer_{secrets.token_hex(16)}"
+    return f"digraph {name} {{\n{dot[len(HEAD):]}".encode(), name.encode()
 
 
 def _crossings(edges: list[tuple[str, str]]) -> int:
@@ -138,12 +162,12 @@ def _crossings(edges: list[tuple[str, str]]) -> int:
     return sum(max(0, abs(rank[head] - rank[tail]) - 1) for tail, head in edges)
 
 
-def _run_dot(dot: str, formats: list[str], timeout_s: float) -> bytes:
+def _run_dot(request: bytes, name: bytes, formats: list[str], timeout_s: float) -> bytes:
     with _running:  # a few at a time, each with a memory cap, whatever the sessions ask
         if tuple(formats) in _Dot.ENDS:
             kept = _Dot.take(formats)
             try:
-                out = kept.draw(dot, timeout_s)
+                out = kept.draw(request, name, timeout_s)
             except TimeoutError:
                 raise LayoutError(_too_slow(timeout_s)) from None
             finally:
@@ -152,14 +176,19 @@ def _run_dot(dot: str, formats: list[str], timeout_s: float) -> bytes:
                 return out
         proc = _start(formats, stderr=subprocess.PIPE)  # says why, should it fail again
         try:
-            out, err = proc.communicate(dot.encode(), timeout=timeout_s)
+            out, err = proc.communicate(request, timeout=timeout_s)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.communicate()
             raise LayoutError(_too_slow(timeout_s)) from None
     if proc.returncode:
         raise LayoutError(err.decode(errors="replace").strip()[:300] or "`dot` failed")
-    return out
+    if "svg" not in formats:
+        return out
+    answer = _answer(out, name, formats)
+    if answer is None:
+        raise LayoutError("graphviz answered with another graph than the one it was given")
+    return answer
 
 
 def _too_slow(timeout_s: float) -> str:
@@ -221,19 +250,21 @@ class _Dot:
         for kept in idle:
             kept.close()
 
-    def draw(self, dot: str, timeout_s: float) -> bytes | None:
-        """The drawings of `dot`, one after another; None if this `dot` failed (it is ended);
-        TimeoutError (it is ended) after `timeout_s`."""
+    def draw(self, request: bytes, name: bytes, timeout_s: float) -> bytes | None:
+        """The drawings of the graph `request` names `name`, as a new `dot` draws them; None
+        if this `dot` failed or answered with anything else (it is ended); TimeoutError (it
+        is ended) after `timeout_s`."""
         assert self.proc.stdin is not None and self.proc.stdout is not None
         deadline = time.monotonic() + timeout_s
         self.drawn += 1
         try:
-            self.proc.stdin.write(dot.encode() + b"\n")
+            self.proc.stdin.write(request)
             self.proc.stdin.flush()
         except OSError:
             self.close()
             return None
         out, source, ends = bytearray(), self.proc.stdout.fileno(), self.ENDS[self.formats]
+        title = TITLE % name
         while True:
             left = deadline - time.monotonic()
             if left <= 0 or not select.select([source], [], [], left)[0]:
@@ -244,21 +275,38 @@ class _Dot:
                 self.close()
                 return None
             out += chunk
+            named = out.find(TITLE_START)
+            if named >= 0 and len(out) >= named + len(title) and not out.startswith(
+                    title, named):  # another graph's drawing: out of step
+                self.close()
+                return None
             if out.endswith(ends[-1]) and _ended(out, ends):
-                return _as_new(bytes(out))
+                answer = _answer(bytes(out), name, self.formats)
+                if answer is None or select.select([source], [], [], 0)[0]:  # more: out of step
+                    self.close()
+                    return None
+                return answer
 
 
 atexit.register(_Dot.close_idle)
 
 
-def _as_new(out: bytes) -> bytes:
-    """A kept `dot`'s drawing as a new `dot` writes it. graphviz names each graph without a
-    name of its own by a count that goes on from graph to graph (`%3`, `%7`…), and from the
-    second graph on, it puts a page's name before the graph's id (`page0,1_graph0`)."""
-    name = _first_name()
-    out = SVG_TITLE.sub(lambda _: b"<!-- Title: " + name + b" Pages: 1 -->", out, count=1)
-    return SVG_GRAPH.sub(lambda m: b'<g id="graph0" class="graph"' + m[1] + b">\n<title>"
-                         + name + b"</title>", out, count=1)
+def _answer(out: bytes, name: bytes, formats: tuple[str, ...] | list[str]) -> bytes | None:
+    """The drawings `out` of the graph named `name` as a new `dot` writes them, if `out` holds
+    one drawing of that graph in each format and nothing else; None otherwise. graphviz names
+    each graph without a name of its own by a count that goes on from graph to graph (`%3`,
+    `%7`…), and from the second graph on, it puts a page's name before the graph's id
+    (`page0,1_graph0`)."""
+    # The name (random, in no label: graph_view._quote leaves no `\\G`) is written twice in an
+    # SVG, in its heading's comment and as the graph's title, and once in JSON.
+    title, json = TITLE % name, "json0" in formats
+    if out.count(name) != 2 + json or out.count(TITLE_START) != 1 or title not in out:
+        return None
+    first = _first_name()
+    out = out.replace(title, TITLE % first)
+    out, graphed = SVG_GRAPH.subn(lambda m: b'<g id="graph0" class="graph"' + m[1] + b">\n"
+                                  b"<title>" + first + b"</title>", out, count=1)
+    return out if graphed == 1 and out.count(name) == json else None
 
 
 @functools.cache
