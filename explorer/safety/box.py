@@ -24,7 +24,7 @@ import tempfile
 from collections.abc import Mapping
 from pathlib import PurePath
 
-from explorer.safety.confine import gpu_devices, readable_paths
+from explorer.safety.confine import PACKAGE, gpu_devices, readable_paths
 
 NOBODY = 65534  # the user a box started by root runs as
 # ctypes finds libseccomp (explorer.safety.confine) with `ldconfig -p`, as the zygote starts.
@@ -90,7 +90,8 @@ def missing() -> str | None:
             return f"{tool} is not installed (Debian package `{package}`)"
     with tempfile.TemporaryDirectory(prefix="explorer-probe-") as place:
         os.chown(place, box_user(), -1)
-        probe = command([python(), "-c", "import explorer"], place, {})
+        found = {"PYTHONPATH": os.path.dirname(PACKAGE)}  # as the pool's zygote finds it
+        probe = command([python(), "-c", "import explorer"], place, found)
         try:
             done = subprocess.run(probe, capture_output=True, timeout=60, check=False)
         except (OSError, subprocess.TimeoutExpired) as error:
