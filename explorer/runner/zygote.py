@@ -52,6 +52,9 @@ _LIBC = ctypes.CDLL(None, use_errno=True)
 # ahead of it.
 WARM_UP = ("x = torch.ones(2, 2, requires_grad=True)\nout = (x * x + 1).mean()\nout.backward()\n"
            "torch.optim.SGD([x], lr=0.1).step()\nout.backward()\n")
+# Time enough for all of it on a busy machine: a warm-up cut short leaves TorchDynamo to be
+# imported by each run, which then fails to make its cache directory (a run writes nothing).
+WARM_UP_LIMITS = Limits(time_s=120)
 
 
 def main(path: str, lock: bool) -> None:
@@ -59,7 +62,7 @@ def main(path: str, lock: bool) -> None:
     here once by the server, never by a job."""
     # One thread: a fork must not inherit a started OpenMP pool.
     torch.set_num_threads(1)
-    execute(WARM_UP)
+    execute(WARM_UP, limits=WARM_UP_LIMITS)
     gc.freeze()  # what is here now is never collected: a child's collections leave it unread
     readable, gpus = confine.readable_paths(), confine.gpu_devices()
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel

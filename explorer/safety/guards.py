@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 import torch
 import torch.fx.traceback
+from torch.nn.modules.lazy import LazyModuleMixin
 from numpy._pytesttester import PytestTester
 
 from explorer.safety import sandbox
@@ -135,7 +136,7 @@ SAFE_BUILTINS = (
     "enumerate", "filter", "float", "frozenset", "hash", "hex", "id", "int", "isinstance",
     "issubclass", "len", "list", "map", "max", "min", "oct", "ord", "range", "repr", "reversed",
     "round", "set", "slice", "sorted", "staticmethod", "classmethod", "property", "str", "sum",
-    "super", "tuple", "zip", "dir", "hasattr", "iter", "next", "ArithmeticError",
+    "super", "tuple", "zip", "dir", "hasattr", "iter", "next", "object", "ArithmeticError",
     "AssertionError", "AttributeError", "Exception",
     "IndexError", "KeyError", "LookupError", "NotImplementedError", "OverflowError",
     "RuntimeError", "StopIteration", "TypeError", "ValueError", "ZeroDivisionError",
@@ -179,8 +180,12 @@ BLOCKED_MODULES = ("numpy.testing", "numpy._pytesttester")
 # run is a fresh process, so the change ends with it.
 SETTABLE_MODULES = frozenset({"torch.backends.cudnn", "torch.backends.cuda.matmul",
                               "torch.backends.mkldnn", "torch.backends.opt_einsum"})
-# Raw memory, refused like `x.untyped_storage()`; a storage's `.type("pkg.name")` imports by name.
+# Raw memory: a storage (`x.untyped_storage()`, `x.storage()`) may be read, as lectures read it
+# to explain views; never written, resized, shared or converted (`.type("pkg.name")` imports
+# by name), and no storage class is reached (it would make one from raw memory or a file).
 STORAGES = (torch._C.StorageBase, torch.TypedStorage)
+STORAGE_READS = frozenset({"data_ptr", "size", "nbytes", "element_size", "tolist", "device",
+                           "dtype", "is_shared", "is_pinned", "untyped", "clone", "cpu"})
 # The tensor types `torch.set_default_tensor_type` may name; any other string is imported.
 TENSOR_TYPE_NAME = re.compile(r"torch(\.cuda)?\.[A-Za-z]+Tensor")
 
@@ -290,13 +295,13 @@ def _getattr(obj: Any, name: str, *default: Any) -> Any:
 def _setattr(obj: Any, name: str, value: Any) -> None:
     """`setattr(obj, name, value)`, checked like `obj.name = value` written in the program."""
     name = _checked(name, store=True)  # the name first, as the static check would
-    setattr(_settable(obj), name, value)
+    setattr(_settable(obj, name), name, value)
 
 
 def _delattr(obj: Any, name: str) -> None:
     """`delattr(obj, name)`, checked like `del obj.name` written in the program."""
     name = _checked(name, store=True)
-    delattr(_settable(obj), name)
+    delattr(_settable(obj, name), name)
 
 
 def _checked(name: Any, store: bool = False) -> str:
@@ -309,6 +314,12 @@ def _checked(name: Any, store: bool = False) -> str:
 
 def _attr(obj: Any, name: str) -> Any:
     """Load `obj.name`, refusing any module, builtin or frame outside the sandbox."""
+    if isinstance(obj, STORAGES) and name not in STORAGE_READS:
+        raise Refused(None, f"`.{name}` of a storage is outside the sandbox: a storage may be "
+                            "read (`data_ptr`, `size`, `nbytes`, `element_size`, `tolist`…), "
+                            "not changed")
+    if not _own(obj):
+        sandbox.check_private(name, None)
     value = getattr(obj, name)
     if isinstance(value, types.ModuleType):
         if _outside(value.__name__, module=True):
@@ -322,7 +333,7 @@ def _attr(obj: Any, name: str) -> Any:
         raise Refused(None, f"`.{name}` leads outside the sandbox")
     elif isinstance(value, PytestTester):  # `np.test('os')` imports and runs any module
         raise Refused(None, f"`.{name}` runs test suites, which this sandbox does not allow")
-    elif isinstance(value, STORAGES) or isinstance(value, type) and issubclass(value, STORAGES):
+    elif isinstance(value, type) and issubclass(value, STORAGES):
         raise Refused(None, f"`.{name}` leads to raw storage, which is outside the sandbox")
     else:
         origin = getattr(value, "__module__", None)
@@ -335,6 +346,14 @@ def _attr(obj: Any, name: str) -> Any:
             raise Refused(None, f"`.{name}` imports modules or runs code by a name it is given, "
                                 "which this sandbox does not allow")
     return value
+
+
+def _own(obj: Any) -> bool:
+    """Whether `obj` is a plain class of the program's, or an object of one: every class it
+    comes from (but `object`) the program wrote. A library's class, or a program's class
+    that extends one (an `nn.Module`), keeps its private names to itself."""
+    kind = obj if isinstance(obj, type) else type(obj)
+    return all(k is object or k.__module__ == USER_MODULE for k in kind.__mro__)
 
 
 def _runs_by_name(value: Any) -> bool:
@@ -442,8 +461,11 @@ def _keywords(mapping: Any) -> Any:
     return passed
 
 
-def _settable(obj: Any) -> Any:
-    """Let `obj.attr = v` through only for the program's own objects, never a module or class."""
+def _settable(obj: Any, name: str) -> Any:
+    """Let `obj.name = v` through only for the program's own objects, never a module or class
+    (a private name only for the program's own plain objects)."""
+    if not _own(obj):
+        sandbox.check_private(name, None)
     if isinstance(obj, types.ModuleType) and obj.__name__ in SETTABLE_MODULES:
         return obj
     if isinstance(obj, types.ModuleType) or (
@@ -506,9 +528,9 @@ def _format(obj: Any, method: str) -> Any:
 
 def _build_class(func: Any, name: str, *bases: Any, **kwargs: Any) -> type:
     """Classes may extend torch.autograd.Function, torch.nn.Module, a Dataset, the program's
-    own classes or nothing: never a metaclass or a library's internals."""
-    if not all(isinstance(b, type) and (issubclass(b, CLASS_BASES) or b.__module__ ==
-                                        USER_MODULE) for b in bases):
+    own classes, `object` or nothing: never a metaclass or a library's internals."""
+    if not all(b is object or isinstance(b, type) and (
+            issubclass(b, CLASS_BASES) or b.__module__ == USER_MODULE) for b in bases):
         raise Refused(None, f"class `{name}` must subclass torch.autograd.Function, "
                             "torch.nn.Module, a Dataset or a class of the program")
     return builtins.__build_class__(func, name, *bases, **kwargs)
@@ -548,12 +570,15 @@ def _no_dunder_names(store: Callable[..., None]) -> Callable[..., None]:
     (`__setattr__`, which `ParameterDict` and friends use for their keys, `add_module`,
     `register_buffer`, `register_parameter`), refusing dunder names: one there would be a
     protocol a library reads (NumPy reads raw memory through `__array_interface__`). Only
-    `__class__` may change, to a subclass (as `torch.nn.utils.parametrize` does)."""
+    `__class__` may change: to a subclass (as `torch.nn.utils.parametrize` does), or a lazy
+    module's to the class it becomes once its shapes are known (`LazyLinear` to `Linear`)."""
     @functools.wraps(store)
     def guarded(module: torch.nn.Module, name: Any, value: Any, *rest: Any,
                 **options: Any) -> None:
-        if _dunder(name) and not (name == "__class__" and isinstance(value, type)
-                                  and issubclass(value, type(module))):
+        becomes = isinstance(value, type) and (
+            issubclass(value, type(module)) or isinstance(module, LazyModuleMixin)
+            and value is getattr(type(module), "cls_to_become", None))
+        if _dunder(name) and not (name == "__class__" and becomes):
             raise Refused(None, f"a module's attribute or key may not be a dunder name such "
                                 f"as `{name}`")
         store(module, name, value, *rest, **options)

@@ -23,8 +23,9 @@ MODULES = frozenset({
     "numpy.random", "numpy.lib.stride_tricks", "math", "random", "time", "__future__",
 })
 
-# Private names that teach something and give no reach: a tensor's version counter, its
-# base when it is a view, and what an autograd node saved for backward (`_saved_self`...).
+# Private names of a library's objects that teach something and give no reach: a tensor's
+# version counter, its base when it is a view, and what an autograd node saved for backward
+# (`_saved_self`...). The program's own plain classes and objects may have any (`_prev`).
 ALLOWED_PRIVATE = re.compile(r"^(_version|_base|_saved_\w+|_raw_saved_\w+)$")
 
 # Attribute names refused on any object: files, processes, native code, compilers and
@@ -51,7 +52,7 @@ BLOCKED_ATTRS = frozenset({
     # interpreter introspection
     "f_globals", "f_locals", "f_builtins", "f_back", "f_code", "gi_frame", "gi_code",
     "gi_yieldfrom", "cr_frame", "cr_code", "ag_frame", "ag_code", "tb_frame", "tb_next",
-    "co_code", "func_globals", "mro", "storage", "untyped_storage", "set_",
+    "co_code", "func_globals", "mro", "set_",
 })
 
 # String methods whose fields walk attributes from inside the string: "{0.__class__}".
@@ -62,10 +63,12 @@ ALLOWED_DUNDER_ATTRS = frozenset({"__version__", "__name__", "__doc__", "__class
 # Dunder names a program may use: `if __name__ == "__main__":`, and the methods of its own
 # classes that Python calls for it (a Dataset's `__len__` and `__getitem__`...).
 ALLOWED_DUNDER_NAMES = frozenset({"__name__"})
+ARITHMETIC = ("add", "sub", "mul", "matmul", "truediv", "floordiv", "mod", "pow")
 DUNDER_METHODS = frozenset({
     "__init__", "__call__", "__len__", "__getitem__", "__setitem__", "__iter__", "__next__",
-    "__repr__", "__str__", "__contains__", "__enter__", "__exit__", "__eq__", "__add__",
-    "__sub__", "__mul__", "__neg__"})
+    "__repr__", "__str__", "__contains__", "__enter__", "__exit__", "__eq__", "__ne__",
+    "__lt__", "__le__", "__gt__", "__ge__", "__hash__", "__bool__", "__neg__", "__pos__",
+    "__abs__", *(f"__{kind}{op}__" for op in ARITHMETIC for kind in ("", "r", "i"))})
 
 # Statements and expressions of the teaching subset. Anything else is refused by name.
 ALLOWED_NODES = (
@@ -173,7 +176,8 @@ def check_name(name: str, line: int | None) -> None:
 
 def check_attr(attr: str, line: int | None, *, store: bool = False) -> None:
     """Refuse an attribute name outside the sandbox (at `line`, or at run time), to read or,
-    with `store`, to set or delete."""
+    with `store`, to set or delete. A private name is judged with its object, at run time
+    (`check_private`)."""
     if store and attr.startswith("__"):
         raise Refused(line, f"`.{attr}` may be read, not changed")
     if attr in ALLOWED_DUNDER_ATTRS:
@@ -181,9 +185,19 @@ def check_attr(attr: str, line: int | None, *, store: bool = False) -> None:
     if attr in BLOCKED_ATTRS:
         raise Refused(line, f"`.{attr}` reaches files, processes or native code, which this "
                             "sandbox does not allow")
-    if attr.startswith("_") and not ALLOWED_PRIVATE.match(attr):
+    if attr.startswith("__") and attr.endswith("__"):
         raise Refused(line, f"private attribute `.{attr}` is outside the sandbox (allowed: "
                             "`_version`, `_base`, `_saved_*`)")
+
+
+def check_private(attr: str, line: int | None) -> None:
+    """Refuse a private name of a library's object or module (at `line`, or at run time); a
+    dunder name is `check_attr`'s."""
+    dunder = attr.startswith("__") and attr.endswith("__")
+    if attr.startswith("_") and not dunder and not ALLOWED_PRIVATE.match(attr):
+        raise Refused(line, f"private attribute `.{attr}` of a library is outside the sandbox "
+                            "(allowed: `_version`, `_base`, `_saved_*`, and any of your own "
+                            "classes' objects)")
 
 
 class _Checker(ast.NodeVisitor):
@@ -248,13 +262,15 @@ class _Checker(ast.NodeVisitor):
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
         if node.level or not node.module:
             raise Refused(node.lineno, "relative imports are outside the sandbox")
-        _check_module(node.module, node.lineno)
+        if not all(_submodule(node.module, alias.name) for alias in node.names):
+            _check_module(node.module, node.lineno)
         for alias in node.names:
             if alias.name == "*":
                 raise Refused(node.lineno, "`import *` is outside the sandbox: name what you "
                                            "use")
             if node.module != "__future__":
                 check_attr(alias.name, node.lineno)
+                check_private(alias.name, node.lineno)
             check_name(alias.asname or alias.name, node.lineno)
 
 
@@ -262,6 +278,13 @@ def _is_super_call(node: ast.expr) -> bool:
     """`super()` or `super(Cls, self)`, as in `super().__init__()`."""
     return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
             and node.func.id == "super")
+
+
+def _submodule(module: str, name: str) -> str | None:
+    """`module.name` if it is a module a program may import (`from torch.utils import data`
+    is `import torch.utils.data as data`), else None."""
+    whole = f"{module}.{name}"
+    return whole if whole in MODULES else None
 
 
 def _check_module(name: str, line: int) -> None:
@@ -293,7 +316,8 @@ class _Rewriter(ast.NodeTransformer):
     def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
         self.generic_visit(node)
         if isinstance(node.ctx, ast.Store | ast.Del):
-            node.value = ast.copy_location(_call("settable", node.value), node.value)
+            node.value = ast.copy_location(_call("settable", node.value,
+                                                 ast.Constant(node.attr)), node.value)
             return node
         guard = "format" if node.attr in FORMAT_METHODS else "attr"
         return ast.copy_location(_call(guard, node.value, ast.Constant(node.attr)), node)
@@ -336,8 +360,9 @@ class _Rewriter(ast.NodeTransformer):
             return [ast.copy_location(ast.Pass(), node)]
         out = []
         for alias in node.names:  # `from torch import os` is `torch.os`: the same guard
-            value = _call("attr", _call("import", ast.Constant(node.module)),
-                          ast.Constant(alias.name))
+            whole = _submodule(node.module, alias.name)
+            value = _call("import", ast.Constant(whole)) if whole else _call(
+                "attr", _call("import", ast.Constant(node.module)), ast.Constant(alias.name))
             target = ast.Name(alias.asname or alias.name, ast.Store())
             out.append(ast.copy_location(ast.Assign([target], value), node))
         return out
