@@ -33,8 +33,8 @@ from typing import Any
 import numpy as np
 import torch
 import torch.fx.traceback
-from torch.nn.modules.lazy import LazyModuleMixin
 from numpy._pytesttester import PytestTester
+from torch.nn.modules.lazy import LazyModuleMixin
 
 from explorer.safety import sandbox
 from explorer.safety.limits import LimitExceeded, Limits, LoopLimit, NumberLimit

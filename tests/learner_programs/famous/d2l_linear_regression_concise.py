@@ -1,4 +1,4 @@
-# d2l.ai, "Concise Implementation of Linear Regression", with d2l's own `from torch.utils import data`
+# d2l.ai, "Concise Implementation of Linear Regression", with its `from torch.utils import data`
 import torch
 from torch import nn
 from torch.utils import data
