@@ -300,7 +300,8 @@ def _answer(out: bytes, name: bytes, formats: tuple[str, ...] | list[str]) -> by
     # The name (random, in no label: graph_view._quote leaves no `\\G`) is written twice in an
     # SVG, in its heading's comment and as the graph's title, and once in JSON.
     title, json = TITLE % name, "json0" in formats
-    if out.count(name) != 2 + json or out.count(TITLE_START) != 1 or title not in out:
+    drawing = out[:out.find(SVG_END.encode()) + len(SVG_END)]  # its texts escaped; JSON's not
+    if out.count(name) != 2 + json or drawing.count(TITLE_START) != 1 or title not in drawing:
         return None
     first = _first_name()
     out = out.replace(title, TITLE % first)
