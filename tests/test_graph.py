@@ -18,12 +18,14 @@ from explorer.runner.graph import Ids, record
 from explorer.runner.graph_view import (
     COLLAPSE_ABOVE,
     added,
+    checked_dot,
     modules,
     named_outputs,
     node_lines,
     outputs,
     view,
 )
+from explorer.views.numbers import number
 from explorer.views.present import node_values
 from explorer.views.render import LayoutError, svg
 from tests.programs import MY_RELU
@@ -75,21 +77,70 @@ def test_the_dot_is_torchvizs_own_picture(name: str) -> None:
                if isinstance(v, torch.Tensor) and (v.requires_grad or v.grad_fn is not None)}
     names = {key: " = ".join(n for n, v in variables.items() if v is t)
              for key, t in tensors.items()}
+    fns = _fns(tensors.values())  # alive through make_dot: its ids are theirs
     theirs = make_dot(tuple(tensors.values()), params={names[k]: t for k, t in tensors.items()},
                       show_attrs=True, show_saved=True)
-    # torchviz breaks a label's lines with a newline in the string; the explorer writes
-    # graphviz's `\n` for it, so that no DOT string holds a control character (graph_view._quote).
-    escaped = re.sub(r'"[^"]*"', lambda m: m[0].replace("\n", "\\n"), theirs.source)
-    assert _normalise(ours["dot"]) == _normalise(escaped)
-    assert _drawn(ours["dot"]) == _drawn(theirs.source)  # and the same picture
+    expected = _variables_kept(_escaped(theirs.source), tensors, fns)
+    assert expected != _escaped(theirs.source)  # each program has a variable make_dot redraws
+    assert _normalise(ours["dot"]) == _normalise(expected)
+    assert _drawn(ours["dot"]) == _drawn(expected)  # and the same picture
 
 
-def _drawn(dot: str) -> str:
-    """The SVG a new `dot` draws, with node names replaced by their order of appearance."""
-    picture = subprocess.run(["dot", "-Tsvg"], input=_normalise(dot).encode(),
-                             capture_output=True, check=True).stdout.decode()
-    assert picture.count("<g id=\"node") >= 3
-    return picture
+def _escaped(dot: str) -> str:
+    """torchviz breaks a label's lines with a newline in the string; the explorer writes
+    graphviz's `\\n` for it, so that no DOT string holds a control character
+    (graph_view._quote). The same picture."""
+    return re.sub(r'"[^"]*"', lambda m: m[0].replace("\n", "\\n"), dot)
+
+
+def _fns(roots: Any) -> dict[str, Any]:
+    """str(id(node)) -> node, for every backward node behind `roots` (as make_dot names them)."""
+    found: dict[str, Any] = {}
+    stack = [t.grad_fn for t in roots if t.grad_fn is not None]
+    while stack:
+        fn = stack.pop()
+        if str(id(fn)) not in found:
+            found[str(id(fn))] = fn
+            stack.extend(u for u, _ in fn.next_functions if u is not None)
+    return found
+
+
+def _variables_kept(theirs: str, named: dict[int, torch.Tensor], fns: dict[str, Any]) -> str:
+    """make_dot's DOT (`theirs`, escaped) with exactly the explorer's deviation: where make_dot
+    draws a variable as an orange saved tensor, that statement is left out and the saved edge
+    goes to the variable's own node; and a named leaf that requires grad is blue where
+    make_dot first draws it green as an output. A variable is a leaf that requires grad or a
+    named tensor: the same object (make_dot redraws its node), or a saved output unpacked
+    afresh (make_dot gives it a node of its own) whose `grad_fn` is the saving node and
+    `output_nr` a named tensor's with that `grad_fn`."""
+    variables = {str(key) for key in named}
+    leaves = {str(key) for key, t in named.items() if t.is_leaf} | set(
+        re.findall(r'(?m)^\t(\d+) \[.*fillcolor=lightblue\]$', theirs))
+    made = {(str(id(t.grad_fn)), t.output_nr): str(key) for key, t in named.items()
+            if t.grad_fn is not None}
+    owner = {saved: fn for fn, saved in re.findall(r'(?m)^\t(\d+) -> (\d+) \[dir=none\]$',
+                                                   theirs)}
+    orange = dict(re.findall(r'(?m)^\t(\d+) \[label="([^"]*?)\\n [^"]*" fillcolor=orange\]$',
+                             theirs))
+    alias: dict[str, str] = {}  # a saved output's node of its own -> the named tensor's node
+    for node, attr in orange.items():
+        fn = fns.get(owner.get(node, ""))
+        if fn is not None and node not in leaves | variables:
+            name, _, index = attr.partition("[")
+            value = getattr(fn, f"_saved_{name}")
+            value = value[int(index.rstrip("]"))] if index else value
+            if value.grad_fn is fn and (owner[node], value.output_nr) in made:
+                alias[node] = made[owner[node], value.output_nr]
+    dropped = set(orange) & (leaves | variables | set(alias))
+    lines = []
+    for line in theirs.splitlines(keepends=True):
+        node = re.match(r'\t(\d+) \[label=".*" fillcolor=(\w+)\]$', line)
+        if node and node[2] == "orange" and node[1] in dropped:
+            continue
+        if node and node[1] in leaves and node[2] == "darkolivegreen1":
+            line = line.replace("darkolivegreen1", "lightblue")
+        lines.append(re.sub(r'(?<=-> )(\d+)', lambda m: alias.get(m[1], m[1]), line))
+    return "".join(lines)
 
 
 def test_the_seed_graph_has_exactly_pytorchs_nodes_named_after_the_variables() -> None:
@@ -129,9 +180,10 @@ def test_a_custom_function_is_its_own_node_with_its_saved_tensor() -> None:
     graph = execute(code).graph
     node = next(n for n in graph["nodes"] if n["kind"] == "backward" and n["custom"])
     assert node["name"] == "MyReLUBackward"
-    assert node["saved"] == {"saved_tensors[0]": "tensor(4,) float32"}
+    assert node["saved"] == {"saved_tensors[0]": "h: tensor(4,) float32"}
     saved = [e["src"] for e in graph["edges"] if e["dst"] == node["id"] and e["kind"] == "saved"]
-    assert saved and saved[0] in {n["id"] for n in graph["nodes"] if n.get("names") == ["h"]}
+    h = next(n for n in graph["nodes"] if n.get("names") == ["h"])
+    assert saved == [h["id"]] and h["kind"] == "output"  # h itself, green, not an orange copy
 
 
 def test_after_backward_freed_buffers_are_described_where_torchviz_raises() -> None:
@@ -259,10 +311,8 @@ def test_a_modules_parameters_are_named_as_torchviz_names_them() -> None:
     assert ours is not None
     named = {f"model.{n}": p for n, p in model.named_parameters()}
     theirs = make_dot(out, params={"out": out} | named, show_attrs=True, show_saved=True)
-    # torchviz breaks a label's lines with a newline in the string; the explorer writes
-    # graphviz's `\n` for it, so that no DOT string holds a control character (graph_view._quote).
-    escaped = re.sub(r'"[^"]*"', lambda m: m[0].replace("\n", "\\n"), theirs.source)
-    assert _normalise(ours["dot"]) == _normalise(escaped)
+    # No parameter is saved by a node, so no deviation (`_variables_kept`).
+    assert _normalise(ours["dot"]) == _normalise(_escaped(theirs.source))
     assert _drawn(ours["dot"]) == _drawn(theirs.source)  # and the same picture
 
 
@@ -344,12 +394,12 @@ def test_numbers_under_the_labels_are_the_variables_values_and_grads() -> None:
     graph = trace.graphs[step.graph]
     named = named_outputs(graph)
     notes = node_values(graph, step.variables)
-    assert notes == {named["x"]: "= 1\ngrad 4.5", named["y"]: "= 3", named["z"]: "= 27",
-                     named["out"]: "= 27"}
+    assert notes == {named["x"]: "= 1.\ngrad 4.5000", named["y"]: "= 3.", named["z"]: "= 27.",
+                     named["out"]: "= 27."}
     dot = view(graph, notes=notes).dot
-    assert r'label="x\n (2, 2)\n= 1\ngrad 4.5"' in dot
+    assert r'label="x\n (2, 2)\n= 1.\ngrad 4.5000"' in dot
     before = trace.steps[-3]  # before backward: no .grad yet
-    assert node_values(trace.graphs[before.graph], before.variables)[named["x"]] == "= 1"
+    assert node_values(trace.graphs[before.graph], before.variables)[named["x"]] == "= 1."
 
 
 def test_a_tensor_too_big_to_send_whole_is_written_as_its_shape_and_norm() -> None:
@@ -364,9 +414,9 @@ def test_a_tensor_too_big_to_send_whole_is_written_as_its_shape_and_norm() -> No
     assert info["grad_norm"] == pytest.approx(float(2 * w.double().norm()))
     notes = node_values(trace.graphs[step.graph], step.variables)
     named = named_outputs(trace.graphs[step.graph])
-    assert notes[named["w"]] == (f"= 60×50 ‖{float(w.norm()):.3g}‖\n"
-                                 f"grad 60×50 ‖{float(2 * w.norm()):.3g}‖")
-    assert notes[named["loss"]] == f"= {float((w * w).sum()):.4g}"
+    assert notes[named["w"]] == (f"= 60×50 ‖{number(info['norm'])}‖\n"
+                                 f"grad 60×50 ‖{number(info['grad_norm'])}‖")
+    assert notes[named["loss"]] == f"= {number(float((w * w).sum()))}"
     assert "norm" not in step.variables["loss"]  # sent whole: no norm needed
 
 
@@ -378,4 +428,52 @@ def test_the_nodes_a_statement_added_are_outlined() -> None:
     assert kinds == {"MulBackward0": 2, "output": 1, "saved": 1}  # and y * y, saved by `* 3`
     dot = view(graphs[2], marked=new).dot
     assert dot.count(' color="#f76707"') == dot.count('penwidth=2.5') == 4
+    # An outline only: each keeps its own fill (graphviz fills with `color` when none is given).
+    marked = re.findall(r'(?m)^\t(\w+) \[.*color="#f76707" fillcolor=(\w+)', dot)
+    kind = {n["id"]: n["kind"] for n in graphs[2]["nodes"]}
+    assert sorted((kind[i], fill) for i, fill in marked) == [
+        ("backward", "lightgrey"), ("backward", "lightgrey"), ("output", "darkolivegreen1"),
+        ("saved", "orange")]
     assert added(graphs[0], None) == {n["id"] for n in graphs[0]["nodes"]}
+
+
+ISSUE_31 = """x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+w = torch.tensor([1.5, 2.0, -0.5], requires_grad=True)
+y = x * w
+t = torch.tanh(y)
+z = t + x ** 2
+out = z.sum()
+"""
+
+
+def test_a_variable_a_node_saves_keeps_its_own_node_whatever_the_walk_meets_first() -> None:
+    variables: dict[str, Any] = {"torch": torch}
+    exec(ISSUE_31, variables)  # the test's own program, in plain PyTorch
+    tensors = {k: v for k, v in variables.items() if isinstance(v, torch.Tensor)}
+    drawn = []
+    for order in (list(tensors), list(reversed(tensors))):
+        graph = record({k: tensors[k] for k in order}, Ids(), 20_000)
+        assert graph is not None
+        nodes = {n["id"]: n for n in graph["nodes"]}
+        drawn.append(sorted((n["kind"], n["label"]) for n in nodes.values()))
+        named = named_outputs(graph)
+        assert {nodes[named[k]]["kind"] for k in "xw"} == {"leaf"}
+        assert {nodes[named[k]]["kind"] for k in ("y", "t", "z", "out")} == {"output"}
+        assert not [n for n in nodes.values() if n["kind"] == "saved"]  # all saved are variables
+        saved = {(nodes[e["src"]]["name"], nodes[e["dst"]]["label"].split("\n")[0])
+                 for e in graph["edges"] if e["kind"] == "saved"}
+        # MulBackward0 saved x and w, PowBackward0 x, TanhBackward0 its result: t itself.
+        assert saved == {("MulBackward0", "x"), ("MulBackward0", "w"), ("PowBackward0", "x"),
+                         ("TanhBackward0", "t")}
+        mul = next(n for n in nodes.values() if n.get("name") == "MulBackward0")
+        assert mul["saved"] == {"other": "w: tensor(3,) float32", "self": "x: tensor(3,) float32"}
+        backward_page = view(graph, [named["out"]], show_saved=False, show_attrs=False)
+        assert {backward_page.nodes[named[k]]["kind"] for k in "xw"} == {"leaf"}
+        assert "dir=none" not in backward_page.dot
+        assert _kept_as_written(graph)
+    assert drawn[0] == drawn[1]
+
+
+def _kept_as_written(graph: dict[str, Any]) -> bool:
+    """The run's DOT is in torchviz's form: the server keeps it as it is."""
+    return checked_dot(graph["dot"], graph) == graph["dot"]

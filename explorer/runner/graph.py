@@ -3,14 +3,21 @@
 `record(variables, ids)` returns {dot, nodes, edges} for the graph behind every tensor
 variable. The DOT is torchviz's picture — its node attributes, colours, labels (those of
 `torchviz.dot.get_fn_name`, made from the saved values read once) and sizing (`resize_graph`),
-in the order `make_dot` writes it — with two differences: node names are stable ids instead
-of `id()`s, and the walk is iterative, so it survives graphs thousands of ops deep and saved
-tensors already freed by `backward()` (both make `make_dot` raise). A saved tensor packed by
+in the order `make_dot` writes it — except that node names are stable ids instead of `id()`s,
+and the walk is iterative, so it survives graphs thousands of ops deep and saved tensors
+already freed by `backward()` (both make `make_dot` raise). A saved tensor packed by
 the program's saved-tensor hooks is never read, as that would call its unpack hook: the label
-still says `[saved tensor]`, the orange node is left out. tests/test_graph.py
-checks it against `make_dot`. A run records its graph after every statement, so this is
-written for speed: DOT lines are formatted directly (`explorer.runner.graph_view.node_line`), and
-the cyclic garbage collector is paused while a graph is walked.
+still says `[saved tensor]`, the orange node is left out. And a tensor is drawn as what it is,
+whatever the walk meets first: `make_dot` keys nodes by `id()`, so a saved tensor that is also
+a variable (a leaf that requires grad, or a named tensor: the same object, or for a saved
+output the tensor unpacked afresh with its `grad_fn` and `output_nr`) redraws that variable's
+node as an orange `self` or `result` (and it draws a leaf it is given as an output green). Here
+a leaf that requires grad is always blue and a named tensor green, both under their names;
+that a node saved one is its saved edge (`dir=none`) and its `saved` details.
+tests/test_graph.py checks it against `make_dot`. A run records its graph after every
+statement, so this is written for speed: DOT lines are formatted directly
+(`explorer.runner.graph_view.node_line`), and the cyclic garbage collector is paused while a
+graph is walked.
 
 Colours (torchviz's): grey backward nodes; blue leaves that require grad (their `.grad` is
 filled by backward); orange saved tensors; green outputs; dark green the base of a view.
@@ -92,7 +99,9 @@ def record(variables: dict[str, Any], ids: Ids, max_nodes: int,
             names.setdefault(id(value), []).append(name)
     if not roots:
         return None
-    drawing = _Drawing(ids, {key: " = ".join(n) for key, n in names.items()}, max_nodes,
+    made = {(id(t.grad_fn), t.output_nr): (t.grad_fn, t) for t in roots.values()
+            if t.grad_fn is not None}
+    drawing = _Drawing(ids, {key: " = ".join(n) for key, n in names.items()}, made, max_nodes,
                        (modules or Modules()).names(variables))
     try:
         with uncollected():
@@ -105,9 +114,12 @@ def record(variables: dict[str, Any], ids: Ids, max_nodes: int,
 class _Drawing:
     """One graph: torchviz's `make_dot` with stable names, iterative, tolerant of freed buffers."""
 
-    def __init__(self, ids: Ids, names: dict[int, str], max_nodes: int, paths: Names) -> None:
+    def __init__(self, ids: Ids, names: dict[int, str],
+                 made: dict[tuple[int, int], tuple[Any, torch.Tensor]], max_nodes: int,
+                 paths: Names) -> None:
         self.ids = ids
         self.names = names
+        self.made = made  # (id of grad_fn, output_nr) -> (grad_fn, named tensor it made)
         self.paths = paths
         self.max_nodes = max_nodes
         self.dot = Digraph(node_attr=NODE_ATTR, graph_attr=dict(size="12,12"))
@@ -116,10 +128,14 @@ class _Drawing:
         self.nodes: dict[str, dict[str, Any]] = {}
         self.edges: list[dict[str, Any]] = []
         self.packed = False  # a saved tensor was left unread: saved-tensor hooks packed it
+        self.saved_variables: dict[str, torch.Tensor] = {}  # id -> a variable a node saved
 
     def draw(self, roots: Any) -> dict[str, Any]:
         for t in roots:
             self._base_tensor(t)
+        for sid, var in self.saved_variables.items():  # a saved leaf no walk drew
+            if sid not in self.nodes:
+                self._tensor_node(sid, var, self._label(var), _colour(var, "darkolivegreen1"))
         resize_graph(self.dot)
         graph = {"dot": self.dot.source, "nodes": list(self.nodes.values()), "edges": self.edges}
         return graph | ({"packed": True} if self.packed else {})
@@ -140,7 +156,7 @@ class _Drawing:
         colour = "darkolivegreen1"
         while self._mark(var):
             sid = self.ids.of_tensor(var)
-            self._tensor_node(sid, var, self._label(var), colour)
+            self._tensor_node(sid, var, self._label(var), _colour(var, colour))
             if var.grad_fn is not None:
                 self._walk(var.grad_fn)
                 self._edge(self.ids.of_fn(var.grad_fn), sid, "grad")
@@ -191,11 +207,8 @@ class _Drawing:
             saved["saved_tensors"] = FREED
             return
         for i, (t, t_again) in enumerate(zip(custom, again, strict=True)):
-            saved[f"saved_tensors[{i}]"] = _describe(t)
-            t_sid = self._saved_id(sid, f"saved_tensors[{i}]", t, t_again)
-            self._edge(t_sid, sid, "saved", dir="none")
-            self._tensor_node(t_sid, t, self._label(t), "orange")
-            self.nodes[t_sid]["custom"] = True  # torchviz always shows these
+            saved[f"saved_tensors[{i}]"] = self._describe(t)
+            self._saved_tensor(sid, f"saved_tensors[{i}]", t, t_again, custom=True)
 
     def _saved(self, fn: Any, sid: str) -> tuple[dict[str, str], str]:
         """Draw what a built-in node saved (show_saved), describe all of it for details, and
@@ -217,8 +230,9 @@ class _Drawing:
                 continue
             if shown is not None:
                 shown[name] = _shown(value)
-            self._mark(value)
-            saved[name] = _describe(value)
+            if not torch.is_tensor(value):
+                self._mark(value)
+            saved[name] = self._describe(value)
             if torch.is_tensor(value):
                 tensors = [(name, value, again)]
             elif isinstance(value, tuple):
@@ -227,19 +241,50 @@ class _Drawing:
             else:
                 tensors = []
             for label, t, t_again in tensors:
-                t_sid = self._saved_id(sid, label, t, t_again)
-                self._edge(sid, t_sid, "saved", dir="none")
-                self._tensor_node(t_sid, t, self._label(t, label), "orange")
+                self._saved_tensor(sid, label, t, t_again, custom=False)
         return saved, _fn_label(type(fn).__name__, shown or {})
 
-    def _saved_id(self, owner: str, label: str, t: torch.Tensor, again: torch.Tensor) -> str:
-        """A saved tensor that is a live object keeps its own id (torchviz merges it with
-        that tensor's node); one made afresh on every access is named after its owner."""
-        self._mark(t)
-        return self.ids.of_tensor(t) if t is again else f"{owner}.{label}"
+    def _saved_tensor(self, owner: str, label: str, t: torch.Tensor, again: torch.Tensor,
+                      custom: bool) -> None:
+        """The saved edge between node `owner` and tensor `t`, which it saved as `label`
+        (torchviz draws a custom Function's edge towards the node). A variable keeps its own
+        node, drawn by its walk (or at the end); any other tensor is an orange node: its own
+        if it is a live object, else (made afresh on every access) one named after its owner."""
+        var = self._variable(t)
+        if var is not None:
+            t_sid = self.ids.of_tensor(var)
+            self.saved_variables.setdefault(t_sid, var)
+        else:
+            self._mark(t)
+            t_sid = self.ids.of_tensor(t) if t is again else f"{owner}.{label}"
+        self._edge(*((t_sid, owner) if custom else (owner, t_sid)), "saved", dir="none")
+        if var is None:
+            self._tensor_node(t_sid, t, self._label(t, None if custom else label), "orange")
+            if custom:
+                self.nodes[t_sid]["custom"] = True  # torchviz always shows these
+
+    def _variable(self, t: torch.Tensor) -> torch.Tensor | None:
+        """The variable `t` is: itself if it is a leaf that requires grad or a named tensor;
+        for an output unpacked afresh, the named tensor its node made; else None."""
+        if id(t) in self.names or (t.is_leaf and t.requires_grad):
+            return t
+        made = self.made.get((id(t.grad_fn), t.output_nr)) if t.grad_fn is not None else None
+        return made[1] if made is not None and made[0] is t.grad_fn else None
+
+    def _describe(self, value: Any) -> str:
+        """A saved value for the node's details; a variable's name goes first."""
+        if isinstance(value, tuple) and any(torch.is_tensor(v) for v in value):
+            return ", ".join(self._describe(v) for v in value)
+        var = self._variable(value) if torch.is_tensor(value) else None
+        name = self._name(var) if var is not None else ""
+        return f"{name}: {_describe(value)}" if name else _describe(value)
+
+    def _name(self, t: torch.Tensor) -> str:
+        """A tensor's variable names, else its parameter path, else nothing."""
+        return self.names.get(id(t)) or self.paths.of_param(t)[0] or ""
 
     def _label(self, t: torch.Tensor, name: str | None = None) -> str:
-        name = name or self.names.get(id(t)) or self.paths.of_param(t)[0] or ""
+        name = name or self._name(t)
         size = ", ".join(str(v) for v in _shape(t)) if not t.is_nested else "nested"
         return f"{name}\n ({size})"  # torchviz's get_var_name
 
@@ -285,6 +330,11 @@ def _packed(fn: Any, attr: str) -> Any:
     return raw if hooked else None
 
 
+def _colour(t: torch.Tensor, colour: str) -> str:
+    """A leaf that requires grad is blue; any other tensor `colour`."""
+    return "lightblue" if t.is_leaf and t.requires_grad else colour
+
+
 def _shape(t: torch.Tensor) -> list[int]:
     """A tensor's sizes; none for a nested tensor, whose rows differ."""
     return [] if t.is_nested else [int(v) for v in t.shape]
@@ -313,6 +363,4 @@ def _fn_label(name: str, attrs: dict[str, str]) -> str:
 def _describe(value: Any) -> str:
     if isinstance(value, torch.Tensor):
         return f"tensor{tuple(_shape(value))} {str(value.dtype).removeprefix('torch.')}"
-    if isinstance(value, tuple) and any(isinstance(v, torch.Tensor) for v in value):
-        return ", ".join(_describe(v) for v in value)
     return str(value)[:80]

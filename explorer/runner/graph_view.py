@@ -1,8 +1,9 @@
 """What part of a recorded graph a page draws, and the DOT for it. Pure: no torch, no Streamlit.
 
 A recorded graph ({dot, nodes, edges}, see explorer.runner.graph) holds everything. A view keeps
-the nodes that lead to the chosen output tensors, optionally drops built-in saved tensors
-and backward-node attributes (torchviz's `show_saved` / `show_attrs`), collapses long runs
+the nodes that lead to the chosen output tensors, optionally drops what built-in nodes saved
+(orange tensors, and the saved edges to variables) and backward-node attributes (torchviz's
+`show_saved` / `show_attrs`), collapses long runs
 of the same op into one group node when the graph is big, and writes DOT in torchviz's
 style with a hover tooltip per node.
 
@@ -38,9 +39,9 @@ EDGE_ATTRS = {"style": {"dotted"}, "dir": {"none"}}
 # What torchviz writes, and all a run's DOT may hold: a header, then nodes with a label and a
 # colour, and edges with a style. An id or label is a plain or quoted string (a quoted one as
 # graphviz reads it: `\\` and `\"` inside), never a keyword or an HTML-like `<...>`.
-# C0 controls, DEL, C1 controls (NEL among them) and Unicode's line and paragraph separators:
-# never inside a DOT string (`_quote`).
-CONTROLS = "\x00-\x1f\x7f-\x9f\u2028\u2029"
+# C0 controls, DEL, C1 controls (NEL among them), Unicode's line and paragraph separators,
+# and what XML may not hold (surrogates, U+FFFE, U+FFFF): never inside a DOT string (`_quote`).
+CONTROLS = "\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufffe\uffff"
 _ID = (r'(?!(?i:node|edge|graph|digraph|subgraph|strict)\b)[a-zA-Z_][a-zA-Z0-9_]*'
        rf'|-?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)|"[^"\\{CONTROLS}]*(?:\\[^{CONTROLS}][^"\\{CONTROLS}]*)*"')
 HEADER = re.compile(r'digraph \{\n\tgraph \[size="[0-9.]+,[0-9.]+"\]\n\tnode \[[^\]\n]*\]\n')
@@ -49,6 +50,7 @@ STATEMENT = re.compile(
     rf'|\t(?:{_ID}) -> (?:{_ID})(?: \[(?:dir=none|style=dotted)\])?\n')
 CLUSTER_STYLE = "style=\"dashed,rounded\" color=grey50 fontcolor=grey30 fontname=monospace"
 MARK = "#f76707"  # the outline of nodes marked: the backward animation's orange
+GREY = "lightgrey"  # a backward node's fill: graphviz's for style=filled with no colour given
 COLLAPSE_ABOVE = 300  # nodes; above this, chains of one op are grouped
 MIN_CHAIN = 4
 
@@ -107,10 +109,13 @@ def view(graph: dict[str, Any], roots: list[str] | None = None, show_saved: bool
     id -> text, e.g. its values) written under the labels of the nodes they name, and the
     nodes `marked` outlined in orange (those a statement added, say)."""
     nodes = {n["id"]: n for n in graph["nodes"]}
-    keep = _behind(graph, roots) if roots else set(nodes)
+    edges = graph["edges"] if show_saved else [
+        e for e in graph["edges"] if e["kind"] != "saved"
+        or nodes.get(e["src"], {}).get("custom") or nodes.get(e["dst"], {}).get("custom")]
+    keep = _behind(edges, roots) if roots else set(nodes)
     if not show_saved:
         keep -= {i for i, n in nodes.items() if n["kind"] == "saved" and not n.get("custom")}
-    edges = [e for e in graph["edges"] if e["src"] in keep and e["dst"] in keep]
+    edges = [e for e in edges if e["src"] in keep and e["dst"] in keep]
     kept = {i: n for i, n in nodes.items() if i in keep}
     groups: dict[str, list[str]] = {}
     if fold:
@@ -165,11 +170,11 @@ def _inside(path: str, outer: str) -> bool:
     return path.startswith(f"{outer}.")
 
 
-def _behind(graph: dict[str, Any], roots: list[str]) -> set[str]:
+def _behind(edges: list[dict[str, Any]], roots: list[str]) -> set[str]:
     """Every node with a path to a root, and the saved tensors of the backward nodes kept."""
     into: dict[str, list[str]] = defaultdict(list)
     saved: dict[str, list[str]] = defaultdict(list)
-    for e in graph["edges"]:
+    for e in edges:
         if e["kind"] == "saved":
             saved[e["src"]].append(e["dst"])
             saved[e["dst"]].append(e["src"])
@@ -261,11 +266,11 @@ def _dot(nodes: dict[str, dict[str, Any]], edges: list[dict[str, Any]], show_att
             label = f"{label}\n{notes[node['id']]}"
         attrs = {"tooltip": tooltip(node)}
         if node["kind"] == "group":
-            attrs.update(fillcolor="lightgrey", style="filled,dashed")
+            attrs.update(fillcolor=GREY, style="filled,dashed")
         elif node["kind"] != "backward":
             attrs["fillcolor"] = COLOURS.get(node["kind"], "white")
-        if node["id"] in marked:
-            attrs.update(color=MARK, penwidth="2.5")
+        if node["id"] in marked:  # the outline only: graphviz fills with `color` if no fill
+            attrs.update(color=MARK, penwidth="2.5", fillcolor=attrs.get("fillcolor", GREY))
         body.append(node_line(node["id"], label, attrs))
     body.extend(_clusters(nodes))
     body.extend(edge_line(e["src"], e["dst"], _edge_attrs(e)) for e in edges)
@@ -361,12 +366,14 @@ def tooltip(node: dict[str, Any]) -> str:
 def _quote(text: str) -> str:
     """The one way a text reaches DOT: as a quoted string (never an HTML-like `<...>`, whose
     HREF graphviz would turn into a link) that graphviz draws as written. A backslash is
-    drawn as itself (no `\\N`, `\\G` or line continuation), a line break is graphviz's `\\n`,
-    a tab a space, and every other control character or line separator visible (NUL as ␀):
-    DOT text holds no control character but the line end and tab around each statement, so
-    no text can end its string or line early (`dot` drops the rest of a line after a NUL).
-    Remembered: labels and ids repeat."""
-    text = _CONTROL.sub(_visible, str(text).replace("\\", "\\\\"))
+    drawn as itself (no `\\N`, `\\G` or line continuation), an `&` too (no entity such as
+    `&#0;`), a line break is graphviz's `\\n`, a tab a space, and every other control
+    character or line separator visible (NUL as ␀): DOT text holds no control character but
+    the line end and tab around each statement, so no text can end its string or line early
+    (`dot` drops the rest of a line after a NUL), and its SVG is well-formed XML. Remembered:
+    labels and ids repeat."""
+    text = str(text).replace("\\", "\\\\").replace("&", "&amp;")
+    text = _CONTROL.sub(_visible, text)
     return quoting.quote(text, is_html_string=_never)
 
 
