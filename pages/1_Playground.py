@@ -8,7 +8,9 @@ from explorer.ui.link import publish
 from explorer.ui.steps import show_trace
 
 trace, state = editor_page("playground", "playground", "playground_intro")
+below = st.container()  # the variables' table, across the page: every column in view
 if trace is not None:
     with state:
-        show_trace("playground", trace, st.session_state["playground.code"], lang())
+        show_trace("playground", trace, st.session_state["playground.code"], lang(),
+                   below=below)
 publish()

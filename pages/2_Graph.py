@@ -2,22 +2,23 @@
 
 import streamlit as st
 
-from explorer.content.i18n import text
 from explorer.ui.common import lang
 from explorer.ui.editor import editor_page
 from explorer.ui.graph import graph_at_step, graph_frame
 from explorer.ui.link import publish
-from explorer.ui.steps import error_panel, step_controls
+from explorer.ui.steps import after_line, error_panel, step_controls
 
 trace, state = editor_page("graph", "graph_page", "graph_intro")
 if trace is not None:
     with state:
-        error_panel(trace, st.session_state["graph.code"], lang())
+        with st.container():  # where "Press Run" was, before the first run
+            error_panel(trace, st.session_state["graph.code"], lang())
         if trace.steps:
-            index = step_controls("graph.step", len(trace.steps), lang())
-            st.markdown(f"**{text('after_line', lang(), line=trace.steps[index].line)}**")
-            graph_at_step("graph", trace, index, lang())
+            picture = st.container()  # the picture, then its controls right under it
+            index = step_controls("graph.step", len(trace.steps), lang(), keys=True)
+            after_line("graph", trace.steps[index], lang())
+            graph_at_step("graph", trace, index, lang(), where=picture)
 else:  # the graph's frame, loaded before the first run: its first picture comes quicker
-    with state:
+    with state, st.container():  # where the picture will be: the frame is kept there
         graph_frame("graph", lang())
 publish()

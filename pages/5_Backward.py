@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from explorer.ui.backward import backward_pass
+from explorer.ui.backward import backward_pass, figure_frame
 from explorer.ui.common import lang
 from explorer.ui.editor import editor_page
 from explorer.ui.link import publish
@@ -14,4 +14,7 @@ if trace is not None:
         code = st.session_state["backward.ran"]
         error_panel(trace, code, lang())
         backward_pass("backward", trace, lang(), code=code)
+else:  # what the replay draws with, loaded before the first run: it comes quicker
+    with state:
+        figure_frame("backward")
 publish()

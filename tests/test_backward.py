@@ -12,7 +12,7 @@ import torch
 from explorer.content.rules import rule
 from explorer.runner.execute import execute
 from explorer.runner.graph_view import view
-from explorer.views.animation import MAX_FRAMES, NUMBERS, figure, frames_of
+from explorer.views.animation import CAPTION, MAX_FRAMES, NUMBERS, figure, frames_of
 from explorer.views.present import compact
 from explorer.views.render import positions, svg
 from tests.programs import MY_RELU, SEED
@@ -210,7 +210,7 @@ def test_the_animation_highlights_each_node_as_the_engine_runs_it() -> None:
         assert step["name"] in frame.data[-1].text[0]
     assert len(fig.frames[-1].data[2].x) == 1  # the gold star on x
     _, at_two = _figure(trace, at=1)
-    assert at_two.layout.sliders[0].active == 1 and "MulBackward0" in at_two.data[-1].text[0]
+    assert at_two.layout.sliders[0].active == 1 and "MulBackward0" in at_two.data[CAPTION].text[0]
 
 
 def _numbers(frame: object) -> list[str] | None:
@@ -230,8 +230,8 @@ def test_the_engines_numbers_are_written_where_and_when_it_made_them() -> None:
         assert new and set(sent) <= set(new), (step["name"], new)
         said += new
     # d out/dz = 1/4, times 3, times 2y = 6, summed over y's two uses, then x.grad.
-    assert said == ["1", "0.25", "0.75", "2.25", "2.25", "4.5", "2.25 + 2.25 = 4.5", "4.5",
-                    ".grad = 4.5"]
+    assert said == ["1.", "0.2500", "0.7500", "2.2500", "2.2500", "4.5000",
+                    "2.2500 + 2.2500 = 4.5000", "4.5000", ".grad = 4.5000"]
     assert said[-1] == f".grad = {compact(trace.variables['x']['grad'])}"
     # Every number has its place from the first frame on (plotly animated without a redraw
     # puts new text in a corner); empty until it is said.
@@ -256,20 +256,23 @@ def test_numbers_can_be_left_off_and_are_by_default_on_big_graphs() -> None:
 
 
 @pytest.mark.parametrize(("values", "shown"), [
-    (1.0, "1"), ([[0.25, 0.25], [0.25, 0.25]], "0.25"), ([1.0, 2.0, 3.0], "[1, 2, 3]"),
-    ([0.5] * 200, "0.5"), (list(range(30)), "[0, 1, 2, 3, 4, 5, 6, 7…"), ([], "[]"),
-    ("<values too many to show>", "'<values too many to sh…")])
+    (1.0, "1."), ([[0.25, 0.25], [0.25, 0.25]], "0.2500"), ([1.0, 2.0, 3.0], "[1., 2., 3.]"),
+    ([0.5] * 200, "0.5000"), (list(range(30)), "[0, 1, 2, 3, 4, 5, 6, 7, …]"), ([], "[]"),
+    ([0.8399, 0.1, 2.5], "[0.8399, 0.1000, 2.5000]"),
+    ("<values too many to show>", "'<values too many to show>'")])
 def test_compact_writes_a_tensor_in_a_few_characters(values: object, shown: str) -> None:
     assert compact(values) == shown
 
 
 def test_a_larger_tensor_is_written_as_its_shape_and_norm() -> None:
-    assert compact([[3.0, 4.0], [0.0, 0.0]], [2, 2]) == "[[3, 4], [0, 0]]"  # few: in full
-    assert compact([3.0, 4.0] + [0.0] * 6, [8]) == "8 ‖5‖"  # more: the norm of its values
+    assert compact([[3.0, 4.0], [0.0, 0.0]], [2, 2]) == "[[3., 4.], [0., 0.]]"  # few: in full
+    assert compact([3.0, 4.0] + [0.0] * 6, [8]) == "8 ‖5.‖"  # more: the norm of its values
     # Values cut short: the norm of all of them, and never "all the same" from a few.
-    assert compact([1.0] * 4, [1000], norm=31.62, truncated=True) == "1000 ‖31.6‖"
+    assert compact([1.0] * 4, [1000], norm=31.62, truncated=True) == "1000 ‖31.6200‖"
+    # Too long to write whole: its shape and norm, never a number cut.
+    assert compact([0.8399, -0.1234, 2.5, 1.0], [4]) == "4 ‖2.8232‖"
     no_norm = compact([[1.0, "nan"], [2.0, 3.0]] * 2, [4, 2])  # a value that is not a number
-    assert no_norm == "[[1, 'nan'], [2, 3], [1…"
+    assert no_norm == "[[1., nan], [2., 3.], […]]"
 
 
 def test_a_1000_node_pass_is_batched_into_a_small_figure() -> None:

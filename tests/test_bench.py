@@ -77,14 +77,18 @@ def test_the_browser_mode_times_both_programs_in_chromium_against_a_revision() -
                            "--against", "HEAD"],
                           cwd=ROOT, capture_output=True, text=True, timeout=900, check=False)
     assert done.returncode == 0, done.stderr[-3000:]
-    assert "== Browser: Run -> graph visible on the Graph page" in done.stdout
-    lines = done.stdout.splitlines()
-    rows = lines[next(i for i, line in enumerate(lines) if line.startswith("---")) + 1:]
-    assert [(row.split("(")[0].strip(), row.split()[-5]) for row in rows] == [
-        ("autograd-basics", "now"), ("autograd-basics", "HEAD"), ("chain of 1000", "now"),
-        ("chain of 1000", "HEAD")]
-    for row in rows:  # first_svg, caption, svg, max_svg after the program and the app
-        assert all(NUMBER.fullmatch(cell) and float(cell) > 0 for cell in row.split()[-4:]), row
+    graph, replay = done.stdout.split("\n\n")
+    assert graph.startswith("== Browser: Run -> graph visible on the Graph page")
+    assert replay.startswith("== Browser: Run -> replay picture on the Backward page")
+    for section, chain in ((graph, "chain of 1000"), (replay, "chain of 100")):
+        lines = section.splitlines()
+        rows = lines[next(i for i, line in enumerate(lines) if line.startswith("---")) + 1:]
+        assert [(row.split("(")[0].strip(), row.split()[-5]) for row in rows] == [
+            ("autograd-basics", "now"), ("autograd-basics", "HEAD"), (chain, "now"),
+            (chain, "HEAD")]
+        for row in rows:  # four times in ms after the program and the app
+            assert all(NUMBER.fullmatch(cell) and float(cell) > 0
+                       for cell in row.split()[-4:]), row
     worktrees = subprocess.run(["git", "worktree", "list"], cwd=ROOT, capture_output=True,
                                text=True, check=True).stdout
     assert len(worktrees.splitlines()) == 1, worktrees  # the revision's checkout is gone

@@ -26,12 +26,14 @@ def test_one_player_walks_the_engine_steps_to_the_last(page: Any, app_url: str) 
     page.keyboard.press("ArrowRight")
     expect(title).to_have_text("step 2 of 5: MulBackward0")
     expect(page.locator(".cm-step-line")).to_have_text("z = y * y * 3")
-    expect(step).to_have_value("6")  # after the four statements that built the graph
+    # It counts as the picture does (position 6, after the four statements that built the
+    # graph, is the engine's step 2).
+    expect(step).to_have_attribute("aria-valuetext", "step 2 of 5")
     page.keyboard.press("ArrowLeft")
     expect(page.locator(".cm-step-line")).to_have_text("out = z.mean()")
     expect(title).to_have_text("step 1 of 5: MeanBackward0")
     numbers = chart.locator(".scatterlayer .trace").nth(13).locator(".textpoint")
-    assert [t for t in numbers.all_text_contents() if t] == ["1", "0.25"]
+    assert [t for t in numbers.all_text_contents() if t] == ["1.", "0.2500"]
     outline = chart.locator(".scatterlayer .trace").nth(2).locator("path").first
     before = outline.get_attribute("d")
     page.get_by_text("Fast", exact=True).click()
@@ -40,14 +42,14 @@ def test_one_player_walks_the_engine_steps_to_the_last(page: Any, app_url: str) 
     expect(page.get_by_role("button", name="❚❚ Pause")).to_be_visible()
     expect(title).to_have_text("step 5 of 5: AccumulateGrad", timeout=15_000)
     expect(page.get_by_role("button", name="▶ Play")).to_be_visible()  # stopped at the end
-    expect(step).to_have_value("9")
+    expect(step).to_have_attribute("aria-valuetext", "step 5 of 5")
     assert outline.get_attribute("d") != before  # the highlighted node moved
     said = [t for t in numbers.all_text_contents() if t]
-    assert said == ["1", "0.25", "0.75", "2.25", "2.25", "4.5", "2.25 + 2.25 = 4.5", "4.5",
-                    ".grad = 4.5"], said
+    assert said == ["1.", "0.2500", "0.7500", "2.2500", "2.2500", "4.5000",
+                    "2.2500 + 2.2500 = 4.5000", "4.5000", ".grad = 4.5000"], said
     # Written beside what they belong to, not in a corner: the sum beside AddBackward0,
     # below x's .grad, which stands beside the top node, below the title.
-    sum_box = numbers.filter(has_text="2.25 + 2.25").bounding_box()
+    sum_box = numbers.filter(has_text="2.2500 + 2.2500").bounding_box()
     grad_box = numbers.filter(has_text=".grad").bounding_box()
     title_box = title.bounding_box()
     assert title_box["y"] + title_box["height"] <= grad_box["y"] < sum_box["y"] - 40

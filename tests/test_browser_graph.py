@@ -24,9 +24,9 @@ def test_the_graph_page_shows_the_seed_graph_as_svg(page: Any, app_url: str) -> 
         expect(svg.get_by_text(label, exact=True).first).to_be_visible()
     expect(svg.locator("g.node")).to_have_count(7)  # x, 5 backward nodes, out
     # The numbers after the last step: x's values and the .grad backward wrote.
-    x_node = svg.locator("g.node", has_text="grad 4.5")
+    x_node = svg.locator("g.node", has_text="grad 4.5000")
     expect(x_node).to_have_count(1)
-    assert x_node.locator("text").all_text_contents() == ["x", " (2, 2)", "= 1", "grad 4.5"]
+    assert x_node.locator("text").all_text_contents() == ["x", " (2, 2)", "= 1.", "grad 4.5000"]
     expect(svg.locator("g.node", has_text="out")).to_contain_text("= 27")
     page.screenshot(path=ARTIFACTS / "graph-page.png")
 

@@ -36,7 +36,11 @@ def test_share_copies_a_link_that_opens_the_same_graph_page(browser: Any, app_ur
     _picture(tab)
     tab.get_by_role("button", name="‹ 上一步").click()
     expect(tab.get_by_text("第 6 行执行之后的状态")).to_be_visible()
-    tab.get_by_text("保存的张量", exact=True).click()  # the saved-tensors toggle, off
+    _picture(tab)
+    toggle = tab.get_by_text("保存的张量", exact=True)  # the saved-tensors toggle, below
+    tab.mouse.wheel(0, 600)  # the picture: scrolled to first, as a person would
+    expect(toggle).to_be_in_viewport()
+    toggle.click()  # off
     expect(tab).to_have_url(re.compile(r"[?&]saved=0"))
     expect(tab.get_by_label("保存的张量", exact=True)).not_to_be_checked()
     shown = _picture(tab)

@@ -57,7 +57,7 @@ def test_the_dot_is_the_graph_pages_default_view_of_the_last_step(
     notes = node_values(seed.graph, seed.steps[-1].variables)
     assert graph_dot(seed) == view(seed.graph, [out], True, True, collapse=True,
                                    notes=notes).dot
-    assert "MeanBackward0" in graph_dot(seed) and "grad 4.5" in graph_dot(seed)
+    assert "MeanBackward0" in graph_dot(seed) and "grad 4.5000" in graph_dot(seed)
     # Here the last assigned is `z`: its graph holds AddBackward0, not y's MulBackward0.
     trace = pool.run("x = torch.ones(2, requires_grad=True)\ny = x * 2\nz = x + 1\n")
     z = named_outputs(trace.graph)["z"]

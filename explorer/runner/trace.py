@@ -30,6 +30,12 @@ class Step:
     graph: int | None = None  # index into Trace.graphs: the autograd graph after this step
 
 
+# The errors of a run stopped before the program's first statement (explorer.runner.execute,
+# explorer.runner.worker): nothing of it ran.
+NOT_STARTED = frozenset({"SyntaxError", "Refused", "DeviceUnavailable", "WallMissing", "Busy",
+                         "WorkerUnavailable"})
+
+
 @dataclass
 class Trace:
     """The result of one run: output, variables after every step, and the error if any."""
@@ -52,6 +58,11 @@ class Trace:
     # date: explorer.safety.guards), and ran out of no time or memory (explorer.runner.results).
     repeatable: bool = False
     reused: bool = False  # kept from an earlier run, not run again (never sent by a worker)
+
+    @property
+    def started(self) -> bool:
+        """Did any of the program run? Not when it was refused before its first statement."""
+        return self.error is None or self.error["type"] not in NOT_STARTED or bool(self.steps)
 
     @property
     def graph(self) -> dict[str, Any] | None:

@@ -19,12 +19,15 @@ from explorer.runner.graph_view import node_lines
 from explorer.runner.trace import Step, Trace
 from explorer.ui.graph import layout_failed
 from explorer.ui.link import keep, restore
-from explorer.ui.steps import step_controls
+from explorer.ui.steps import after_line, mark, step_controls
 from explorer.views.animation import NUMBERS_UP_TO, figure, frames_of, growing
 from explorer.views.export import animation_html, animation_view
+from explorer.views.numbers import number, written, written_each
 from explorer.views.present import preview, statement
 from explorer.views.render import LayoutError, positions, svg
 from explorer.views.timeline import Timeline, timeline
+
+HEIGHT = 500  # px: the picture, its controls under it and the marked line fit one screen
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -51,34 +54,42 @@ def backward_pass(page: str, trace: Trace, lang: str, chosen: int | None = None,
     except LayoutError as error:
         st.error(layout_failed(error, lang))
         return
-    chart = st.container()
+    chart = st.container()  # the picture, then its controls right under it
+    line = timeline(trace, call, forward=code is not None, shown=shown)
+    index = _position(page, call, line, lang)
+    st.markdown(f"#### {text('engine_steps', lang)}")
+    panel = st.container()
     st.caption(text("animation_help", lang))
-    st.download_button(text("download_animation", lang),
-                       lambda: animation_html(trace, call["call"], lang),
-                       f"backward-pass-{call['call']}.html", "text/html", key=f"{page}.html",
-                       on_click="ignore", icon=":material/download:")
+    if line.built:
+        st.caption(text("timeline_help", lang))
     batches = frames_of(len(call["steps"]))
     if len(batches) < len(call["steps"]):
         st.caption(text("batched", lang, steps=len(call["steps"]), frames=len(batches)))
     numbers = st.toggle(text("numbers_on_picture", lang), key=f"{page}.numbers",
                         value=len(layout["nodes"]) <= NUMBERS_UP_TO)
-    line = timeline(trace, call, forward=code is not None, shown=shown)
-    if line.built:
-        st.caption(text("timeline_help", lang))
-    st.markdown(f"#### {text('engine_steps', lang)}")
-    index = _position(page, call, line, lang)
+    st.download_button(text("download_animation", lang),
+                       lambda: animation_html(trace, call["call"], lang),
+                       f"backward-pass-{call['call']}.html", "text/html", key=f"{page}.html",
+                       on_click="ignore", icon=":material/download:")
     built = line.statement(index)
-    if built is None:
-        step = line.engine_step(index)
-        _engine_panel(call, graph, step, lang)
-        picture_now = figure(call, layout, picture, shown.groups, at=step, numbers=numbers,
-                             animated=False, lang=lang)
-    else:
-        made = trace.steps[built.step]
-        _statement_panel(code or "", made, graph, built.added, lang)
-        picture_now = growing(call, layout, picture, shown.groups, line.made(index),
-                              built.added, text("forward_step", lang, step=index + 1,
-                                                steps=len(line.built), line=made.line))
+    with panel:
+        if built is None:
+            step = line.engine_step(index)
+            _engine_panel(call, graph, step, lang)
+            picture_now = figure(call, layout, picture, shown.groups, at=step,
+                                 numbers=numbers, animated=False, lang=lang, height=HEIGHT)
+        else:
+            made = trace.steps[built.step]
+            _statement_panel(page, code or "", made, graph, built.added, lang)
+            picture_now = growing(call, layout, picture, shown.groups, line.made(index),
+                                  built.added, text("forward_step", lang, step=index + 1,
+                                                    steps=len(line.built), line=made.line),
+                                  height=HEIGHT)
+    clicked = st.session_state.get(f"{page}.clicked")
+    if clicked and clicked[1:] == (call["call"], index):  # a node clicked at this place
+        mark(page, node_lines(trace).get(clicked[0]))
+    elif built is None:  # the statement that made the node the engine step runs
+        mark(page, node_lines(trace).get(call["steps"][step]["node"]))
     # A click is read once, then the chart is drawn anew under a new key, with nothing
     # selected (plotly fades what a selection leaves out).
     key = f"{page}.figure.{st.session_state.get(f'{page}.clicks', 0)}"
@@ -114,32 +125,8 @@ def _position(page: str, call: dict[str, Any], line: Timeline, lang: str) -> int
     # Opened at the engine's first step: the page is about the backward pass ("first" and
     # Play from the end go back to the statements that built the graph).
     st.session_state.setdefault(key, len(line.built) + 1)
-    return step_controls(key, len(line), lang, param="replay", player=True)
-
-
-def focused_lines(page: str, trace: Trace) -> tuple[int, int] | None:
-    """The lines the page's replay is about, known before the page is drawn (widgets keep
-    their values in the session): those of the node last clicked on the picture, if the
-    place shown has not moved since, else the statement shown, else the statement that made
-    the node the engine step shown runs."""
-    calls = {c["call"]: c for c in trace.backward}
-    call = calls.get(st.session_state.get(f"{page}.call")) or (
-        trace.backward[-1] if trace.backward else None)
-    if not call or not call["steps"] or "graph" not in call:
-        return None
-    line = timeline(trace, call)
-    index = st.session_state.get(f"{page}.replay.{call['call']}", len(line.built) + 1)
-    index = max(1, min(index, len(line))) - 1  # as the controls will clamp it
-    clicked = st.session_state.get(f"{page}.clicked")
-    built = line.statement(index)
-    if clicked and clicked[1:] == (call["call"], index):
-        node = clicked[0]
-    elif built is not None:
-        step = trace.steps[built.step]
-        return step.line, step.end_line
-    else:
-        node = call["steps"][line.engine_step(index) or 0]["node"]
-    return node_lines(trace).get(node)
+    return step_controls(key, len(line), lang, param="replay", player=True,
+                         place=lambda n: line.place(n - 1, lang))
 
 
 def _clicked(page: str, key: str, call: int, index: int) -> None:
@@ -150,11 +137,11 @@ def _clicked(page: str, key: str, call: int, index: int) -> None:
     st.session_state[f"{page}.clicks"] = st.session_state.get(f"{page}.clicks", 0) + 1
 
 
-def _statement_panel(code: str, step: Step, graph: dict[str, Any], added: frozenset[str],
-                     lang: str) -> None:
+def _statement_panel(page: str, code: str, step: Step, graph: dict[str, Any],
+                     added: frozenset[str], lang: str) -> None:
     """A statement that built the graph: its code and the nodes it added."""
     nodes = {n["id"]: n for n in graph["nodes"]}
-    st.markdown(f"**{text('after_line', lang, line=step.line)}**")
+    after_line(page, step, lang)
     st.code(statement(code, step.line, step.end_line), language="python")
     made = sorted(_name(nodes.get(n, {}), n) for n in added)
     st.caption(text("statement_added", lang, nodes=", ".join(made)))
@@ -187,9 +174,10 @@ def _engine_panel(call: dict[str, Any], graph: dict[str, Any], index: int, lang:
     if written:
         st.markdown(f"**{text('leaf_grads', lang)}**")
         latest = {g["leaf"]: g for g in written}
-        st.table([{"leaf": _name(nodes.get(leaf, {}), leaf),  # a hook may have cleared .grad
+        # (a hook may have cleared a .grad)
+        st.table([{text("col_leaf", lang): _name(nodes.get(leaf, {}), leaf),
                    ".grad": code_span(preview(g["grad"]["values"])) if g["grad"] else "None",
-                   "‖.grad‖": f"{g['grad']['norm']:.4g}" if g["grad"] else ""}
+                   "‖.grad‖": number(g["grad"]["norm"]) if g["grad"] else ""}
                   for leaf, g in latest.items()])
 
 
@@ -200,10 +188,11 @@ def _gradient(grad: dict[str, Any] | None) -> None:
     values = grad["values"]
     if isinstance(values, list) and values and isinstance(values[0], list) and not (
             values[0] and isinstance(values[0][0], list)):
-        st.dataframe(values, width="stretch", height=min(38 + 35 * len(values), 250))
+        st.dataframe(written_each(values), width="stretch",
+                     height=min(38 + 35 * len(values), 250))
     else:
-        st.code(str(values), language=None, wrap_lines=True)
-    st.caption(f"shape {plain(tuple(grad['shape']))} · ‖g‖ = {grad['norm']:.4g} · "
+        st.code(written(values), language=None, wrap_lines=True)
+    st.caption(f"shape {plain(tuple(grad['shape']))} · ‖g‖ = {number(grad['norm'])} · "
                f"{plain(grad['device'])}"
                + (" · …" if grad["truncated"] else ""))
 
@@ -224,9 +213,24 @@ def _vjp(call: dict[str, Any], lang: str) -> None:
     delivered = [s for s in call["steps"] if s["name"] == "AccumulateGrad"]
     columns = st.columns(1 + len(delivered))
     columns[0].markdown("**v**")
-    columns[0].dataframe([[x] for x in call["vector"]], width="stretch")
+    columns[0].dataframe(written_each([[x] for x in call["vector"]]), width="stretch")
     for column, step in zip(columns[1:], delivered, strict=True):
         name = plain(names.get(step["node"], step["node"]))
         column.markdown(f"**{text('vjp_result', lang, leaf=name)}**")
         with column:
             _gradient(step["grad_outputs"][0] if step["grad_outputs"] else None)
+
+
+
+
+def figure_frame(page: str) -> None:
+    """What the replay draws with, drawn before the first run, 1 px high: an empty figure, a
+    code block and a table, so that the browser loads and compiles their scripts with the
+    page, not when the first replay comes (plotly's alone is 4.7 MB: a second or more)."""
+    with st.container(height=1, border=False, key=f"{page}-frame"):
+        st.plotly_chart({"data": [{"type": "scatter", "x": [], "y": []}], "layout": {
+            "height": 10, "margin": {"l": 0, "r": 0, "t": 0, "b": 0},
+            "xaxis": {"visible": False}, "yaxis": {"visible": False}}}, key=f"{page}.frame",
+            config={"staticPlot": True, "displayModeBar": False})
+        st.code("", language="python")
+        st.dataframe([[0]])

@@ -31,6 +31,24 @@ CSS = """<style>
 [data-testid="stTable"] p, [data-testid="stTable"] code {
   white-space: nowrap !important; font-size: .8rem !important; }
 .st-key-editor-library { display: none; } /* draws nothing (explorer/ui/code_editor.py) */
+/* One screen at 1400×1000: the title, then the editor beside the picture and its controls. */
+[data-testid="stMainBlockContainer"] { padding-top: 3rem; padding-left: 1.5rem;
+  padding-right: 1.5rem; }
+[data-testid="stMain"] h1 { font-size: 2rem; padding: 0 0 .25rem; }
+/* A page's step controls stay one row, a phone's too (explorer.ui.steps.step_controls). */
+[class*="st-key-steps-"] [data-testid="stHorizontalBlock"] { flex-wrap: nowrap !important;
+  gap: .35rem !important; }
+[class*="st-key-steps-"] [data-testid="stColumn"] { min-width: 0 !important;
+  width: auto !important; flex: 1 1 0 !important; }
+[class*="st-key-steps-"] button { padding-left: .2rem; padding-right: .2rem; }
+[class*="st-key-steps-"] button p { white-space: nowrap; }
+@media (max-width: 640px) {
+  [data-testid="stMainBlockContainer"] { padding-top: 2.5rem; padding-left: 1rem;
+    padding-right: 1rem; }
+  [class*="st-key-steps-"] button { padding-left: .1rem; padding-right: .1rem; }
+  [class*="st-key-steps-"] button p { font-size: .75rem; }
+  [class*="st-key-steps-"] button kbd { display: none; } /* the key's hint: no room */
+}
 </style>"""
 
 

@@ -9,20 +9,19 @@ import streamlit as st
 
 from explorer.content.examples import EXAMPLES, by_key
 from explorer.content.i18n import text
-from explorer.runner.graph_view import node_lines
 from explorer.runner.trace import Trace
-from explorer.ui.backward import focused_lines
 from explorer.ui.code_editor import code_editor
 from explorer.ui.common import LIMITS, device, lang, may_run, page, pool
 from explorer.ui.link import keep, take
 
 
-def editor(name: str, language: str, run_on: str, default: str = "autograd-basics",
-           replay: bool = False) -> Trace | None:
+def editor(name: str, language: str, run_on: str,
+           default: str = "autograd-basics") -> tuple[Trace | None, Callable[[], None]]:
     """Show the editor of page `name`; run the code on `run_on` when asked. Returns the
-    page's last Trace. On a page that `replay`s a backward pass, the editor marks the
-    statement of the node the replay is about."""
+    page's last Trace, and what draws the code itself in its place: called after the page
+    has shown the run, so that it marks what the page marked (`_marks`)."""
     code_key, trace_key = f"{name}.code", f"{name}.trace"
+    st.session_state.pop(f"{name}.marked", None)  # marked anew by this run's page
     linked = take("code")
     fresh = linked != st.session_state.get(code_key) or trace_key not in st.session_state
     if linked is not None and fresh:  # shown in the editor, then run like any other program
@@ -43,11 +42,12 @@ def editor(name: str, language: str, run_on: str, default: str = "autograd-basic
                  format_func=lambda key: by_key(key).title[language], key=f"{name}.example",
                  on_change=load_example, placeholder="—")
     st.markdown(f"**{text('code', language)}**")
-    slot = st.container()  # filled after a run, so that it marks that run's step and error
     keep("code", st.session_state[code_key])
     if st.session_state.get(f"{name}.linked") == st.session_state[code_key]:
         st.caption(text("link_opened", language))
+    # Over the code, not between it and a phone's picture (stacked under it).
     st.caption(text("sandbox_note", language, time=LIMITS.time_s, memory=LIMITS.memory_mb))
+    slot = st.container()  # filled after the page, so that it marks what the page shows
     clicked = st.button(text("run", language), type="primary", key=f"{name}.run")
     code = st.session_state[code_key]
     if (clicked or st.session_state.pop(f"{name}.autorun", False)) and may_run(code, language):
@@ -56,25 +56,24 @@ def editor(name: str, language: str, run_on: str, default: str = "autograd-basic
         st.session_state[trace_key] = trace
         st.session_state[f"{name}.ran"] = code
         st.session_state[f"{name}.step"] = max(len(trace.steps), 1)
-    with slot:
-        code_editor(f"{name}.editor", st.session_state[code_key], text("code", language),
-                    **_marks(name, replay), on_run=run_now,
-                    on_edit=lambda code: st.session_state.update({code_key: code}))
-    return st.session_state.get(trace_key)
+    def draw() -> None:
+        with slot:
+            code_editor(f"{name}.editor", st.session_state[code_key], text("code", language),
+                        **_marks(name), on_run=run_now,
+                        on_edit=lambda code: st.session_state.update({code_key: code}))
+    return st.session_state.get(trace_key), draw
 
 
-def _marks(name: str, replay: bool) -> dict[str, Any]:
+def _marks(name: str) -> dict[str, Any]:
     """What the editor marks of the page's last run, while it shows that run's program: the
-    statement that made the graph node chosen in explorer.ui.graph's node details, else the
-    lines the backward replay is about (explorer.ui.backward.focused_lines), else those of the
-    step shown; and the error's line with its message."""
+    lines the page marked as it drew this run (explorer.ui.steps.mark: the step its caption
+    names, the node chosen, the node the backward replay is about), else those of the last
+    step; and the error's line with its message."""
     trace: Trace | None = st.session_state.get(f"{name}.trace")
     if trace is None or st.session_state.get(f"{name}.ran") != st.session_state[f"{name}.code"]:
         return {"step": None, "error": None}
-    shown = trace.step_at(st.session_state.get(f"{name}.step", len(trace.steps)) - 1)
-    node = st.session_state.get(f"{name}.node")
-    step = node_lines(trace).get(node) if node else (
-        focused_lines(name, trace) if replay else None)
+    shown = trace.step_at(len(trace.steps) - 1)
+    step = st.session_state.get(f"{name}.marked")
     error = trace.error if trace.error and trace.error.get("line") else None
     return {"step": step or ((shown.line, shown.end_line) if shown else None),
             "error": error and {"line": error["line"],
@@ -94,18 +93,44 @@ def editor_page(name: str, title_key: str, intro_key: str, default: str = "autog
                 above: Callable[[], None] | None = None,
                 replay: bool = False) -> tuple[Trace | None, Any]:
     """What every program page shares: title, intro, the editor on the left (with `above`
-    drawn over it) and the right column, returned with the page's last Trace to fill it.
-    `replay`: the page replays a backward pass (`editor`)."""
+    drawn over it) and the right column, returned with the page's last Trace to fill it
+    (`with` it: on leaving it, the editor is drawn, marking what the column marked).
+    `replay` is kept for the pages that say so: every page marks what it shows."""
     page(title_key)
     st.title(text(title_key, lang()))
     st.caption(text(intro_key, lang()))
-    left, right = st.columns([1, 2], gap="medium")
+    left, right = st.columns(2, gap="medium")  # the editor: 60 characters a line at 1400 px
     with left:
         slot = st.container()
-        trace = editor(name, lang(), device(), default, replay)
+        trace, draw = editor(name, lang(), device(), default)
     if above is not None:
         with slot:
             above()
     if trace is None:
         right.info(text("press_run", lang()))
-    return trace, right
+        draw()
+        return trace, right
+    return trace, _Column(right, draw)
+
+
+class _Column:
+    """The page's right column: the page fills it `with` it, and on leaving it the editor
+    (`then`) is drawn, once, so that its mark is the one the column decided."""
+
+    def __init__(self, column: Any, then: Callable[[], None]) -> None:
+        self.column, self.then = column, then
+
+    def __enter__(self) -> Any:
+        return self.column.__enter__()
+
+    def __exit__(self, kind: Any, *raised: Any) -> Any:
+        try:
+            return self.column.__exit__(kind, *raised)
+        finally:
+            then, self.then = self.then, None
+            # Not when Streamlit stops the run (a newer one replaces it): it draws the editor.
+            if then is not None and (kind is None or issubclass(kind, Exception)):
+                then()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.column, name)

@@ -22,6 +22,7 @@ from explorer.runner.trace import Trace
 from explorer.ui.code_editor import ASSETS
 from explorer.ui.common import SETTINGS
 from explorer.ui.link import keep, restore
+from explorer.ui.steps import mark
 from explorer.views.animation import NUMBERS_UP_TO
 from explorer.views.present import node_values
 from explorer.views.render import MAX_STATEMENTS, LayoutError, TooLarge, TooTangled, png, svg
@@ -34,11 +35,15 @@ _VIEWER = st.components.v2.component(
     "autograd_explorer.graph", html="",
     js=(ASSETS / "graph.js").read_text(encoding="utf-8"))
 _VIEWER_PAGE = (ASSETS / "viewer.html").read_text(encoding="utf-8")
+# The picture's height: as much of the window as leaves the title above it and its step
+# controls below in view (at 1400×1000 and on a phone), at most 560 px.
+HEIGHT = "clamp(260px, 100vh - 330px, 560px)"
 
 
-def _viewer(key: str, picture: str, chosen: str | None, height: int, title: str,
+def _viewer(key: str, picture: str, chosen: str | None, height: int | str, title: str,
             on_node_change: Callable[[], None] | None = None) -> None:
-    """The viewer's frame `height` px high, showing `picture` ("": none) with `chosen` marked."""
+    """The viewer's frame `height` high (px, or a CSS length), showing `picture` ("": none)
+    with `chosen` marked."""
     _VIEWER(key=f"{key}.viewer", data={"viewer": _VIEWER_PAGE, "svg": picture,
                                         "chosen": chosen, "height": height, "title": title},
             on_node_change=on_node_change)
@@ -56,14 +61,16 @@ def layout(dot: str) -> str:
     return svg(dot)
 
 
-def show_graph(view: View, trace: Trace, lang: str, key: str, height: int = 560) -> None:
-    """The graph with pan/zoom and hover details, then downloads (the picture, and the
-    `trace` it came from) and a node inspector."""
+def show_graph(view: View, trace: Trace, lang: str, key: str, height: int | str = HEIGHT,
+               where: Any = None) -> None:
+    """The graph with pan/zoom and hover details (in the container `where`, if given), then
+    downloads (the picture, and the `trace` it came from) and a node inspector."""
+    where = where or st.container()  # the frame alone there, kept from picture to picture
     try:
         with st.spinner(text("laying_out", lang)):
             picture = layout(view.dot)
     except LayoutError as error:
-        st.error(layout_failed(error, lang))
+        where.error(layout_failed(error, lang))
         return
     chosen = st.session_state.get(f"{key}.node")
 
@@ -72,8 +79,9 @@ def show_graph(view: View, trace: Trace, lang: str, key: str, height: int = 560)
         if node in view.nodes:
             st.session_state[f"{key}.node"] = node
 
-    _viewer(key, picture, chosen if chosen in view.nodes else None, height,
-            text("graph_title", lang), on_node_change=clicked)
+    with where:
+        _viewer(key, picture, chosen if chosen in view.nodes else None, height,
+                text("graph_title", lang), on_node_change=clicked)
     st.caption(text("graph_help", lang))
     svg_file, png_file, dot_file, json_file = st.columns(4)
     svg_file.download_button(text("download_svg", lang), picture, "autograd-graph.svg",
@@ -104,17 +112,18 @@ def layout_failed(error: LayoutError, lang: str) -> str:
 
 
 def _inspector(view: View, lines: dict[str, tuple[int, int]], lang: str, key: str) -> None:
-    """A node's details, with the line that made it (the editor marks that line: a node
-    chosen here is read by explorer.ui.editor under the same key)."""
+    """A node's details, with the line that made it, which the editor marks."""
     choices = list(view.nodes)
     restore("node", f"{key}.node", choices)
     chosen = st.selectbox(text("node_details", lang), choices, index=None, key=f"{key}.node",
                           format_func=lambda i: _title(view.nodes[i]), placeholder="—")
     keep("node", chosen)
     if chosen is not None:
+        if chosen in lines:
+            mark(key, lines[chosen])
         made = [(text("made_on_line", lang), lines[chosen][0])] if chosen in lines else []
         st.table([{"": k, " ": code_span(str(v))}
-                  for k, v in [*made, *_details(view.nodes[chosen])]])
+                  for k, v in [*made, *_details(view.nodes[chosen], lang)]])
 
 
 def _title(node: dict[str, Any]) -> str:
@@ -123,13 +132,17 @@ def _title(node: dict[str, Any]) -> str:
     return f"{', '.join(node.get('names', [])) or node['kind']} ({node['id']})"
 
 
-def _details(node: dict[str, Any]) -> list[tuple[str, Any]]:
+def _details(node: dict[str, Any], lang: str) -> list[tuple[str, Any]]:
+    """A node's details, each named in `lang` (PyTorch's attribute names as they are)."""
     if node["kind"] == "group":
-        return [("op", node["name"]), ("nodes", len(node["members"]))]
+        return [(text("detail_op", lang), node["name"]),
+                (text("detail_nodes", lang), len(node["members"]))]
     if node["kind"] == "backward":
-        rows = [("op", node["name"]), ("custom Function", node.get("custom", False))]
-        return rows + [(f"saved: {plain(k)}", v) for k, v in node.get("saved", {}).items()]
-    return [("tensor", ", ".join(node.get("names", [])) or node["kind"]),
+        rows = [(text("detail_op", lang), node["name"]),
+                (text("detail_custom", lang), node.get("custom", False))]
+        return rows + [(text("detail_saved", lang, name=plain(k)), v)
+                       for k, v in node.get("saved", {}).items()]
+    return [(text("detail_tensor", lang), ", ".join(node.get("names", [])) or node["kind"]),
             *((k, node[k]) for k in ("shape", "dtype", "device", "requires_grad", "is_leaf",
                                       "grad_fn", "version"))]
 
@@ -145,22 +158,24 @@ def _fold(page: str, paths: list[str], lang: str) -> list[str]:
     return fold
 
 
-def graph_at_step(page: str, trace: Trace, index: int, lang: str) -> None:
-    """The graph after step `index`: root choice, options, picture, and what is not in it."""
+def graph_at_step(page: str, trace: Trace, index: int, lang: str, where: Any = None) -> None:
+    """The graph after step `index` (the picture in the container `where`, if given, as
+    over its step controls): root choice, options, and what is not in it."""
+    where = where or st.container()
     step = trace.steps[index]
     outside = [name for name, info in step.variables.items()
                if info["kind"] == "tensor" and not info["requires_grad"]]
-    if outside:
-        st.caption(text("not_in_graph", lang, names=", ".join(map(code_span, outside))))
-    if step.graph is None:
-        st.info(text("no_graph", lang))
-        graph_frame(page, lang)  # kept for the next step's picture
+    if step.graph is None or trace.graphs[step.graph].get("note"):
+        with where:
+            graph_frame(page, lang)  # kept, first in its place, for the next step's picture
+            if step.graph is None:
+                st.info(text("no_graph", lang))
+            else:
+                st.warning(text("graph_note", lang, note=plain(trace.graphs[step.graph]["note"])))
+        if outside:
+            st.caption(text("not_in_graph", lang, names=", ".join(map(code_span, outside))))
         return
     graph = trace.graphs[step.graph]
-    if graph.get("note"):
-        st.warning(text("graph_note", lang, note=plain(graph["note"])))
-        graph_frame(page, lang)
-        return
     named = named_outputs(graph)
     default = default_root(trace, index, named)
     for param, key, value in (("roots", f"{page}.roots.{index}", [default] if default else []),
@@ -181,14 +196,45 @@ def graph_at_step(page: str, trace: Trace, index: int, lang: str) -> None:
     shown = view(graph, [named[r] for r in roots] or None, saved, attrs, collapse=not expand,
                  fold=tuple(fold), notes=node_values(graph, step.variables) if numbers else None,
                  marked=added(graph, trace.graphs[before] if before is not None else None))
-    if shown.groups or expand:
-        members = sum(len(m) for m in shown.groups.values())
-        if shown.groups:
-            st.caption(text("collapsed", lang, chains=len(shown.groups), nodes=members))
+    for note in _grouped(shown, lang) + ([_freed(shown, lang)] if saved else []):
+        if note:
+            st.caption(note)
+    if expand or any(not n.get("folded") for g in shown.groups if (n := shown.nodes.get(g))):
         st.checkbox(text("expand", lang), key=f"{page}.expand")
         keep("expand", expand)
     keep("roots", roots)
     keep("saved", saved)
     keep("attrs", attrs)
     keep("values", numbers)
-    show_graph(shown, trace, lang, key=page)
+    if outside:
+        st.caption(text("not_in_graph", lang, names=", ".join(map(code_span, outside))))
+    show_graph(shown, trace, lang, key=page, where=where)
+
+
+# How explorer.runner.graph writes a saved value that backward() freed (the server does not
+# import that module: it imports torch).
+FREED = "saved values freed by backward()"
+
+
+def _grouped(shown: View, lang: str) -> list[str]:
+    """What the picture draws as one box: the modules folded, the long chains collapsed."""
+    groups = [(shown.nodes.get(g, {}), len(m)) for g, m in shown.groups.items()]
+    folded = [(n["name"], size) for n, size in groups if n.get("folded")]
+    chains = [size for n, size in groups if not n.get("folded")]
+    notes = []
+    if len(folded) == 1:
+        notes.append(text("folded_one", lang, module=code_span(folded[0][0]), nodes=folded[0][1]))
+    elif folded:
+        notes.append(text("folded", lang, modules=len(folded), nodes=sum(s for _, s in folded)))
+    if chains:
+        notes.append(text("collapsed_one" if len(chains) == 1 else "collapsed", lang,
+                          chains=len(chains), nodes=sum(chains)))
+    return notes
+
+
+def _freed(shown: View, lang: str) -> str | None:
+    """Why saved tensors are missing from the picture: backward() freed them (None: it did not
+    free any that the picture would draw)."""
+    ops = {n["name"]: None for n in shown.nodes.values()
+           if n["kind"] == "backward" and FREED in n.get("saved", {}).values()}
+    return text("saved_freed", lang, ops=", ".join(map(code_span, ops))) if ops else None

@@ -13,7 +13,8 @@ from explorer.content.markdown import code_span, plain
 from explorer.runner.trace import Trace
 from explorer.ui.common import LIMITS
 from explorer.ui.link import keep, restore
-from explorer.ui.steps import error_panel, step_controls
+from explorer.ui.steps import after_line, error_panel, step_controls
+from explorer.views.numbers import written_each
 from explorer.views.present import statement
 from explorer.views.sharing import (
     PRESETS,
@@ -70,7 +71,7 @@ def pair_view(page: str, trace: Trace, code: str, lang: str) -> None:
     index = step_controls(f"{page}.step", len(trace.steps), lang)
     step = trace.steps[index]
     before = trace.steps[index - 1].variables if index else {}
-    st.markdown(f"**{text('after_line', lang, line=step.line)}**")
+    after_line(page, step, lang)
     st.code(statement(code, step.line, step.end_line), language="python")
     for side in SIDES:
         restore(side, f"{page}.{side}", names)
@@ -161,7 +162,7 @@ def heatmap(values: Any, changed: set[Cell], zrange: tuple[float, float]) -> go.
 
     n-d values get one row per leading index; 1-d values run in rows of `WRAP` cells.
     """
-    table = cells(values)
+    table, shown = cells(values), cells(written_each(values))
     spots = {index: _position(index) for index in table}
     rows = sorted({row for row, _ in spots.values()})
     row_of = {row: r for r, row in enumerate(rows)}
@@ -170,7 +171,8 @@ def heatmap(values: Any, changed: set[Cell], zrange: tuple[float, float]) -> go.
     labels, where = [[""] * width for _ in rows], [[""] * width for _ in rows]
     for index, value in table.items():
         r, c = row_of[spots[index][0]], spots[index][1]
-        z[r][c], labels[r][c], where[r][c] = _number(value), _label(value), str(list(index))
+        z[r][c], labels[r][c] = _number(value), html.escape(shown[index])
+        where[r][c] = str(list(index))
     outline = "".join(f"M{c - .46},{row_of[row] - .46}H{c + .46}V{row_of[row] + .46}H{c - .46}Z"
                       for row, c in map(spots.get, changed))
     fits = width * max(len(label) for row in labels for label in row) <= PANEL_CHARS
@@ -204,14 +206,6 @@ def _position(index: Cell) -> tuple[Cell, int]:
 def _number(value: Any) -> float | None:
     """A cell's colour value: numbers and booleans; NaN, infinities and complex have none."""
     return float(value) if isinstance(value, int | float) else None
-
-
-def _label(value: Any) -> str:
-    """A cell's text, close to how PyTorch prints it: `2.` for a whole float, 4 digits."""
-    if isinstance(value, float):
-        short = f"{value:.4g}"
-        return short + "." if short.lstrip("-").isdigit() else short
-    return html.escape(str(value))  # plotly reads tags (links, styles) in a cell's text
 
 
 def _zrange(all_values: list[Any]) -> tuple[float, float]:

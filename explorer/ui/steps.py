@@ -3,27 +3,34 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
 
 from explorer.content.i18n import text
 from explorer.content.markdown import code_span, plain
-from explorer.runner.trace import Trace
+from explorer.runner.trace import Step, Trace
 from explorer.ui.common import LIMITS
 from explorer.ui.link import keep, restore
+from explorer.views.numbers import written, written_each
 from explorer.views.present import statement, variable_rows
 
 SPEEDS = {"slow": 1.5, "normal": 0.8, "fast": 0.3}  # seconds a step stays when playing
 KEYS = {"back": "Left", "forward": "Right"}  # keyboard shortcuts of a player's controls
+# The variables table's headers in the learner's language; the others are PyTorch's names.
+HEADERS = {"name": "col_name", "type": "col_type", "value": "col_value"}
 
 
 def step_controls(key: str, count: int, lang: str, param: str = "step",
-                  player: bool = False) -> int:
-    """Python Tutor style controls over `count` steps; returns the chosen index (0-based).
-    The step shown is `param` in the page's link. A `player` also plays the steps one after
-    another (Space plays and pauses, ← and → step), at a speed of the learner's choice: one
-    page may have one player."""
+                  player: bool = False, keys: bool = False,
+                  place: Callable[[int], str] | None = None) -> int:
+    """Python Tutor style controls over `count` steps, in one row (a phone's too, under the
+    picture they move), then a slider; returns the chosen index (0-based). The step shown is
+    `param` in the page's link. With `keys`, ← and → step. A `player` (which has the keys)
+    also plays the steps one after another (Space plays and pauses), at a speed of the
+    learner's choice: one page may have one player, or one set of keys. `place` names step
+    n (1-based) on the slider, as the page's picture does, instead of its number."""
     restore(param, key)
     st.session_state[key] = max(1, min(st.session_state.get(key, count), count))
 
@@ -33,20 +40,36 @@ def step_controls(key: str, count: int, lang: str, param: str = "step",
 
     now = st.session_state[key]
     labels = (("first", 1), ("back", now - 1), ("forward", now + 1), ("last", count))
-    for column, (label, to) in zip(st.columns(4), labels, strict=True):
+    playing = player and count > 1
+    with st.container(key=f"steps-{key}"):  # one row on every screen (explorer.ui.common)
+        columns = st.columns(5 if playing else 4, gap="small")
+    for column, (label, to) in zip(columns[:2] + columns[-2:], labels, strict=True):
         column.button(text(label, lang), key=f"{key}.{label}", on_click=move, args=(to,),
                       disabled=to == now or not 1 <= to <= count, width="stretch",
-                      shortcut=KEYS.get(label) if player else None)
-    if player and count > 1:
-        _player(key, count, lang)
-    if count > 1:
-        st.slider(text("step", lang), 1, count, key=key)
+                      shortcut=KEYS.get(label) if player or keys else None)
+    if playing:
+        _player(key, count, lang, columns[2], place)
+    elif count > 1:
+        _slider(st, key, count, lang, place)
     keep(param, st.session_state[key])
     return st.session_state[key] - 1
 
 
-def _player(key: str, count: int, lang: str) -> None:
-    """Play / pause and the speed; while playing, the page moves one step on each tick."""
+def _slider(where: Any, key: str, count: int, lang: str,
+            place: Callable[[int], str] | None) -> None:
+    """The slider over steps 1..`count` in `where` (a container, or st), each named by
+    `place`."""
+    if place is None:
+        where.slider(text("step", lang), 1, count, key=key)
+    else:
+        where.select_slider(text("step", lang), list(range(1, count + 1)), key=key,
+                            format_func=place)
+
+
+def _player(key: str, count: int, lang: str, button: Any,
+            place: Callable[[int], str] | None = None) -> None:
+    """Play / pause (in the column `button`, amid the step buttons), then the slider and the
+    speed; while playing, the page moves one step on each tick."""
     playing, ticked = f"{key}.playing", f"{key}.ticked"
 
     def toggle() -> None:
@@ -55,9 +78,10 @@ def _player(key: str, count: int, lang: str) -> None:
             st.session_state[key] = 1  # played to the end: from the start again
 
     on = st.session_state.get(playing, False)
-    play, speed = st.columns([1, 3], vertical_alignment="center")
-    play.button(text("pause" if on else "play", lang), key=f"{key}.play", on_click=toggle,
-                shortcut="Space", type="primary" if on else "secondary", width="stretch")
+    button.button(text("pause" if on else "play", lang), key=f"{key}.play", on_click=toggle,
+                  shortcut="Space", type="primary" if on else "secondary", width="stretch")
+    slider, speed = st.columns([4, 3], vertical_alignment="bottom")
+    _slider(slider, key, count, lang, place)
     chosen = speed.segmented_control(text("speed", lang), list(SPEEDS), key=f"{key}.speed",
                                      default="normal", format_func=lambda s: text(s, lang),
                                      label_visibility="collapsed") or "normal"
@@ -78,28 +102,45 @@ def _player(key: str, count: int, lang: str) -> None:
     tick()
 
 
-def show_trace(page: str, trace: Trace, code: str, lang: str) -> None:
-    """The run's state at the chosen step: the statement, variables, output; the error."""
+def mark(page: str, lines: tuple[int, int] | None) -> None:
+    """The lines (first, last) page `page`'s editor marks in this run, decided where the page
+    draws what they belong to; explorer.ui.editor draws the editor after the page, with
+    them."""
+    st.session_state[f"{page}.marked"] = lines
+
+
+def after_line(page: str, step: Step, lang: str) -> None:
+    """"State after line N" over the step shown, and the editor's mark of the same lines: the
+    one place both come from, on every page."""
+    mark(page, (step.line, step.end_line))
+    st.markdown(f"**{text('after_line', lang, line=step.line)}**")
+
+
+def show_trace(page: str, trace: Trace, code: str, lang: str, below: Any = None) -> None:
+    """The run's state at the chosen step: the statement, variables, output; the error. The
+    variables and the output go `below` (a container across the page), if given."""
     error_panel(trace, code, lang)
     if trace.steps:
         index = step_controls(f"{page}.step", len(trace.steps), lang)
         step = trace.steps[index]
-        st.markdown(f"**{text('after_line', lang, line=step.line)}**")
+        after_line(page, step, lang)
         st.code(statement(code, step.line, step.end_line), language="python")
         before = trace.steps[index - 1].variables if index else {}
-        _variables(step.variables, before, lang, page)
+        with below or st.container():  # the table wants the page's width
+            _variables(step.variables, before, lang, page)
         output = "".join(s.output for s in trace.steps[: index + 1])
-        st.markdown(f"**{text('output', lang)}**")
-        if output:
-            st.code(output, language=None)
-        else:
-            st.caption(text("no_output", lang))
+        with below or st.container():
+            st.markdown(f"**{text('output', lang)}**")
+            if output:
+                st.code(output, language=None)
+            else:
+                st.caption(text("no_output", lang))
     for warning in trace.warnings:
         st.warning(plain(warning), icon="⚠️")
     for note in trace.notes:
         st.caption(plain(note))
     st.caption(text("ran_in", lang, device=plain(trace.device), threads=trace.threads,
-                    ms=trace.elapsed_ms))
+                    ms=trace.elapsed_ms) if trace.started else text("ran_nothing", lang))
     if trace.reused:
         st.caption(text("reused", lang))
 
@@ -127,7 +168,8 @@ def _variables(now: dict[str, Any], before: dict[str, Any], lang: str, page: str
     if not rows:
         st.caption(text("no_variables", lang))
         return
-    st.table(rows)
+    st.table([{text(HEADERS[k], lang) if k in HEADERS else k: v for k, v in row.items()}
+              for row in rows])
     st.caption(f"● {text('changed', lang)}")
     inspectable = [name for name, info in now.items() if info["kind"] in ("tensor", "ndarray")]
     if not inspectable:
@@ -149,9 +191,9 @@ def _variables(now: dict[str, Any], before: dict[str, Any], lang: str, page: str
 def _values(values: Any) -> None:
     """A 0-d value as text, 1-d as one row, 2-d as a grid, higher as nested lists."""
     if not isinstance(values, list):
-        st.code(str(values), language=None)
+        st.code(written(values), language=None)
     elif values and isinstance(values[0], list) and values[0] and isinstance(values[0][0], list):
-        st.json(values, expanded=False)
+        st.json(written_each(values), expanded=False)
     else:
-        st.dataframe(values if values and isinstance(values[0], list) else [values],
+        st.dataframe(written_each(values if values and isinstance(values[0], list) else [values]),
                      width="stretch")

@@ -5,22 +5,29 @@ the animated overlays sit at graphviz's own coordinates: an orange outline on th
 engine runs, green marks on the nodes done, orange edges carrying gradient so far (wider
 for larger gradients), and gold marks on leaves whose `.grad` was written. With `numbers`,
 each edge is labelled with the gradient it carried, a node where edges meet with their sum
-(`2.25 + 2.25 = 4.5`) and a leaf with the `.grad` written. Frames hold only overlay data,
-and long passes are batched into at most MAX_FRAMES frames. Frames come in blocks of about
-sqrt(frames): a block's first frame holds every overlay, the others only what changed since
-it (plotly merges them into it), so the figure grows about linearly with the pass.
+(`2.2500 + 2.2500 = 4.5000`) and a leaf with the `.grad` written, in PyTorch's print style
+(explorer.views.numbers). No number covers another or a node, or leaves the plot, however
+narrow it is drawn (down to a phone's NARROW pixels): each stands beside what it is about,
+else is written short (a vector as its shape and norm), else stands in a margin with a dotted
+line to what it is about; one with no room even there is left off (hovering its node tells
+it), never cut. Frames hold only overlay data, and long passes are batched into at most
+MAX_FRAMES frames. Frames come in blocks of about sqrt(frames): a block's first frame holds
+every overlay, the others only what changed since it (plotly merges them into it), so the
+figure grows about linearly with the pass.
 """
 
 from __future__ import annotations
 
 import base64
 import math
+from collections import defaultdict
 from html import escape
-from typing import Any
+from typing import Any, NamedTuple
 
 import plotly.graph_objects as go
 
 from explorer.content.i18n import text
+from explorer.views.numbers import written
 from explorer.views.present import described, preview
 
 MAX_FRAMES = 120
@@ -32,8 +39,17 @@ ORANGE, GREEN, GOLD = "#f76707", "#2f9e44", "#f2b705"
 SETTLED = (0, 4, 6, 8, 10)  # the green marks, then the edges of each width
 RECENT = (1, 5, 7, 9, 11)
 OUTLINE, STARS, HOVER, NUMBERS, CAPTION = 2, 3, 12, 13, 14  # the hover points are invisible
+LEADERS = 15  # dotted lines from numbers in the margin to what they are about
 RED = "#c92a2a"
 PAD = 4  # graphviz's margin around the drawing, in points
+# The numbers' text, in pixels: a monospaced font, so a text's width is its length times CHAR.
+FONT = 11
+CHAR, LINE, GAP = 0.6 * FONT, 1.2 * FONT, 1.5  # a character's width, a line's height, a rim
+GAP_PT = 2  # points between a number and the edge it is about
+SHORT = 12  # characters of a vector written short (its shape and norm, mostly)
+NARROW = 320  # pixels: the narrowest the plot is drawn (a phone's width, less the margins)
+MARGIN = 44  # pixels of the figure's height above and below the plot (see _layout)
+MARGIN_ROWS = 60  # rows above and below its own where a number may stand in the margin
 _SKIP = {"hoverinfo": "skip", "showlegend": False}
 _LINES = {"mode": "lines", "opacity": 0.8, **_SKIP}
 
@@ -51,10 +67,11 @@ STYLES = {  # how each trace is drawn: frames change only its points (and the ca
        for part in (SETTLED, RECENT) for trace, width in zip(part[1:], WIDTHS, strict=True)},
     HOVER: {"mode": "markers", "marker": {"size": 18, "opacity": 0}, "hoverinfo": "text",
             "showlegend": False, "name": "nodes"},
-    NUMBERS: {"mode": "text", "cliponaxis": False,
-              "textfont": {"size": 11, "color": RED}, **_SKIP},
+    NUMBERS: {"mode": "text", "cliponaxis": False, "textposition": "middle center",
+              "textfont": {"size": FONT, "color": RED, "family": "monospace"}, **_SKIP},
     CAPTION: {"mode": "text", "textposition": "top right", "textfont": {"size": 13},
               "cliponaxis": False, **_SKIP},  # above the plot, in its top margin
+    LEADERS: {"mode": "lines", "line": {"color": RED, "width": 0.8, "dash": "dot"}, **_SKIP},
 }
 
 
@@ -81,17 +98,21 @@ def figure(call: dict[str, Any], layout: dict[str, Any], svg: str,
         paths.setdefault((tail, head), []).append(points)
     steps = call["steps"]
     carried = _carried(call, where, paths)
-    top = max((size for edges in carried.values() for _, size, _ in edges), default=1.0) or 1.0
+    top = max((size for edges in carried.values() for _, size, _ in edges
+               if math.isfinite(size)), default=1.0) or 1.0
     x0, _, _, y1 = layout["bb"]
     written_at: dict[int, list[str]] = {}
     for g in call["leaf_grads"]:
         written_at.setdefault(g["after"] - 1, []).append(g["leaf"])
     if numbers is None:
         numbers = len(boxes) <= NUMBERS_UP_TO
-    labels = _labels(call, where, boxes, carried) if numbers else {}
+    order = {id(points): k for k, (_, _, points) in enumerate(layout["edges"])}
+    labels, anchors = _labels(call, where, boxes, carried, order) if numbers else ({}, {})
+    placed, bounds = _place(labels, anchors, boxes, [p for _, _, p in layout["edges"]],
+                            tuple(layout["bb"]), height)
     # Where numbers will stand, all from the first frame on (empty until said): plotly
     # animated without a redraw puts text that is new to a trace in the wrong place.
-    said = {spot: "" for step in sorted(labels) for spot in labels[step]}
+    said = {key: "" for step in sorted(labels) for key in labels[step]}
     batches = frames_of(len(steps))
     shown = next(k for k, batch in enumerate(batches) if at in batch) if at is not None and \
         batches else 0
@@ -109,7 +130,8 @@ def figure(call: dict[str, Any], layout: dict[str, Any], svg: str,
                 _lines(list(parts[k].values())) for k in kinds}
 
     state = drawn(recent, RECENT) | drawn(settled, SETTLED) | {
-        OUTLINE: _outline([], boxes), STARS: _marks([], boxes), NUMBERS: _texts(said),
+        OUTLINE: _outline([], boxes), STARS: _marks([], boxes), NUMBERS: _texts(said, placed),
+        LEADERS: _leaders(said, placed),
         CAPTION: _caption(text("before_backward", lang) if batches else "", x0 - PAD,
                           y1 + PAD)}
     frames = []
@@ -132,12 +154,13 @@ def figure(call: dict[str, Any], layout: dict[str, Any], svg: str,
                 if id(points) not in settled[kind]:
                     recent[kind][id(points)] = points
             leaves.update(dict.fromkeys(n for n in written_at.get(i, []) if n in boxes))
-            said.update(labels.get(i, {}))
+            said.update((k, both[placed[k].short]) for k, both in labels.get(i, {}).items()
+                        if k in placed)
         if not animated and number < shown:
             continue
         values = drawn(recent, RECENT) | {
             OUTLINE: _outline(running, boxes), STARS: _marks(list(leaves), boxes),
-            NUMBERS: _texts(said),
+            NUMBERS: _texts(said, placed), LEADERS: _leaders(said, placed),
             CAPTION: _caption(text("replay_step", lang, step=batch[-1] + 1, steps=len(steps),
                                    name=escape(steps[batch[-1]]["name"])), x0 - PAD, y1 + PAD)}
         if not animated:
@@ -161,10 +184,10 @@ def figure(call: dict[str, Any], layout: dict[str, Any], svg: str,
     # are what plotly would make of them is a test. Frames carry only data, not style.
     data = [_scatter(**STYLES[t], **state[t]) for t in range(len(STYLES))]
     if not animated:
-        return go.Figure(data=data, layout=_layout(layout, svg, [], height, shown),
+        return go.Figure(data=data, layout=_layout(layout, bounds, svg, [], height, shown),
                          _validate=False)
-    return go.Figure(data=data, frames=frames, _validate=False,
-                     layout=_layout(layout, svg, [f["name"] for f in frames], height, shown))
+    return go.Figure(data=data, frames=frames, _validate=False, layout=_layout(
+        layout, bounds, svg, [f["name"] for f in frames], height, shown))
 
 
 def growing(call: dict[str, Any], layout: dict[str, Any], svg: str,
@@ -208,7 +231,6 @@ def _grouped(groups: dict[str, list[str]]) -> dict[str, str]:
     return {member: gid for gid, members in groups.items() for member in members}
 
 
-Spot = tuple[float, float, str]  # where a number stands: x, y and its side of the point
 Carried = dict[int, list[tuple[list[tuple[float, float]], float, dict[str, Any] | None]]]
 
 
@@ -243,53 +265,241 @@ def _carried(call: dict[str, Any], where: dict[str, str],
     return out
 
 
+Key = tuple[str, str]  # what a number is about: an edge ("edge", its index), a sum, a .grad
+Said = dict[int, dict[Key, tuple[str, str]]]  # step -> what it writes: in full, and short
+Anchor = list[tuple[float, float]] | tuple[float, float, float, float]  # edge points, box
+Box = tuple[float, float, float, float]  # left, bottom, right, top
+
+
 def _labels(call: dict[str, Any], where: dict[str, str], boxes: dict[str, tuple],
-            carried: Carried) -> dict[int, dict[Spot, str]]:
-    """step -> the numbers it writes on the picture, by where they stand: the gradient beside
-    the middle of each edge it sent along (outside, for an edge bent to one side); beside a
-    node run with gradients from several edges, their sum; beside a leaf, the `.grad`."""
-    out: dict[int, dict[Spot, str]] = {}
+            carried: Carried, order: dict[int, int]) -> tuple[Said, dict[Key, Anchor]]:
+    """step -> the numbers it writes on the picture, each in full and short (a vector as its
+    shape and norm), by what they are about: the gradient each edge carried (`order`: an
+    edge's index by id of its points); at a node run with gradients from several edges,
+    their sum; at a leaf, the `.grad`. And what each number stands beside: its edge's
+    points, or its node's box."""
+    out: Said = {}
+    anchors: dict[Key, Anchor] = {}
     for step, edges in carried.items():
         for points, _, grad in edges:
-            x, y = points[len(points) // 2]
-            left = x < (points[0][0] + points[-1][0]) / 2 - 1
-            spot = (round(x - 3, 1), round(y, 1), "middle left") if left else (
-                round(x + 3, 1), round(y, 1), "middle right")
-            out.setdefault(step, {})[spot] = described(grad) if grad else "None"
+            key = ("edge", str(order[id(points)]))
+            anchors[key] = points
+            out.setdefault(step, {})[key] = _both(grad, "")
     received: dict[str, list[str]] = {}  # node -> what earlier steps sent it
     for i, step in enumerate(call["steps"]):
         node = where.get(step["node"], step["node"])
         parts = received.pop(node, [])
         grad = step["grad_outputs"][0] if step["grad_outputs"] else None
         if len(parts) > 1 and grad and node in boxes:
-            x, y, w, _ = boxes[node]
-            out.setdefault(i, {})[(round(x + w / 2 + 4, 1), round(y, 1), "middle right")] = (
-                f"{' + '.join(parts)} = {described(grad)}")
+            total = _both(grad, " = ")
+            anchors[("sum", node)] = boxes[node]
+            out.setdefault(i, {})[("sum", node)] = (f"{' + '.join(parts)}{total[0]}",
+                                                     f"Σ{total[1]}")
         for sent in step["grad_inputs"]:
             if sent and sent.get("to"):
                 received.setdefault(where.get(sent["to"], sent["to"]), []).append(
                     described(sent))
     for g in call["leaf_grads"]:
         if g["leaf"] in boxes:
-            x, y, w, _ = boxes[g["leaf"]]
-            shown = described(g["grad"]) if g["grad"] else "None"
-            out.setdefault(g["after"] - 1, {})[(round(x + w / 2 + 4, 1), round(y, 1),
-                                                "middle right")] = f".grad = {shown}"
-    return out
+            anchors[("grad", g["leaf"])] = boxes[g["leaf"]]
+            out.setdefault(g["after"] - 1, {})[("grad", g["leaf"])] = _both(g["grad"],
+                                                                          ".grad = ")
+    return out, anchors
 
 
-def _texts(said: dict[Spot, str]) -> dict[str, Any]:
+def _both(grad: dict[str, Any] | None, before: str) -> tuple[str, str]:
+    """A gradient after `before`, in full and short."""
+    if not grad:
+        return f"{before}None", f"{before}None"
+    return before + described(grad), before + described(grad, SHORT)
+
+
+def _bounds(bb: Box, wide: float, height: int) -> tuple[Box, float]:
+    """The plot's bounds with a margin `wide` pixels wide right of the picture, and its
+    pixels per point where it is drawn smallest: `height` high, at least NARROW wide."""
+    across, up = bb[2] - bb[0] + 2 * PAD, bb[3] - bb[1] + 2 * PAD
+    tall = (height - MARGIN) / up  # pixels per point if the height decides
+    spare = max(0.0, NARROW / tall - across) / 2  # points free on each side at no cost
+    across += 2 * spare
+    extra = wide / tall if NARROW / (across + wide / tall) >= tall else (
+        across * wide / (NARROW - wide))  # else the width does: the margin is `wide` still
+    bounds = (bb[0] - PAD - spare, bb[1] - PAD, bb[2] + PAD + spare + extra, bb[3] + PAD)
+    return bounds, min(tall, NARROW / (across + extra))
+
+
+def _extent(text: str, scale: float) -> tuple[float, float]:
+    """How wide and high `text` is on the picture, in points, at `scale` pixels per point
+    (the numbers' font is monospaced)."""
+    return (len(text) * CHAR + 2 * GAP) / scale, (LINE + 2 * GAP) / scale
+
+
+class Placed(NamedTuple):
+    """Where a number stands: its centre, whether it is written in full (0) or short (1),
+    and for one in the margin, the line that leads from it to what it is about."""
+
+    x: float
+    y: float
+    short: int
+    leader: tuple[float, float, float, float] | None
+
+
+def _place(said: Said, anchors: dict[Key, Anchor], boxes: dict[str, tuple],
+           edges: list[list[tuple[float, float]]], bb: Box,
+           height: int) -> tuple[dict[Key, Placed], Box]:
+    """Where each number stands, and the bounds of the plot: no number on another or on a
+    node, none outside the plot where it is drawn smallest, and where it can, none on an
+    edge's line. Greedy, in the order they are said: beside what it is about, else short,
+    else in a margin beside the picture (a line leading to what it is about), the right one
+    widened until all fit (or half the plot is margin: the numbers left without room are
+    left off)."""
+    texts: dict[Key, list[tuple[str, str]]] = {}
+    for step in sorted(said):
+        for key, both in said[step].items():
+            texts.setdefault(key, []).append(both)
+    wide = 0.0  # pixels of margin
+    while True:
+        bounds, scale = _bounds(bb, wide, height)
+        taken = _Grid(4 * _extent("", scale)[1])  # the nodes, then each number placed
+        for x, y, w, h in boxes.values():
+            taken.add((x - w / 2 - 1, y - h / 2 - 1, x + w / 2 + 1, y + h / 2 + 1))
+        lines = _Grid(taken.cell)  # points along the edges, a number best leaves clear
+        for x, y in (p for points in edges for p in _along(points, 8)):
+            lines.add((x, y, x, y))
+        placed: dict[Key, Placed] = {}
+        homeless = 0.0  # pixels the widest number without room needs
+        for key, forms in texts.items():
+            sizes = [_extent(max((t[level] for t in forms), key=len), scale) for level in (0, 1)]
+            spots = [_candidates(anchors[key], w, h, bb, bounds) for w, h in sizes]
+            for level, group in ((0, 0), (1, 0), (0, 1), (1, 1)):  # near, short, in the margin
+                w, h = sizes[level]
+                free = [c for c in spots[level][group] if taken.free(_box(c, w, h), bounds)]
+                spot = next((c for c in free if lines.free(_box(c, w, h), bounds)),
+                            free[0] if free else None)
+                if spot is not None:
+                    placed[key] = Placed(*spot, level, _leader(spot, w, anchors[key])
+                                         if group else None)
+                    taken.add(_box(spot, w, h))
+                    break
+            else:
+                homeless = max(homeless, w * scale)
+        if not homeless or wide + homeless > NARROW / 2:
+            return placed, bounds
+        wide += homeless + GAP
+
+
+def _leader(spot: tuple[float, float], w: float,
+            anchor: Anchor) -> tuple[float, float, float, float]:
+    """The line from the side of a number `w` wide at `spot` facing what it is about to
+    that: its edge's middle, or its node's side."""
+    if isinstance(anchor, list):
+        along = _along(anchor)
+        x, y = along[len(along) // 2]
+    else:
+        x, y = anchor[0] + anchor[2] / 2 * (1 if spot[0] > anchor[0] else -1), anchor[1]
+    return spot[0] + w / 2 * (-1 if spot[0] > x else 1), spot[1], x, y
+
+
+def _candidates(anchor: Anchor, w: float, h: float, bb: Box,
+                bounds: Box) -> tuple[list[tuple[float, float]], list[tuple[float, float]]]:
+    """Centres a number `w` by `h` may take, best first: beside its edge from the middle
+    out, or beside its node's box; and in the margins right and left of the picture, at its
+    height or above or below."""
+    near = []
+    if isinstance(anchor, list):
+        along = _along(anchor)
+        middle = len(along) // 2
+        for k in sorted(range(len(along)), key=lambda k: abs(k - middle)):
+            x, y = along[k]
+            near += [(x + w / 2 + GAP_PT, y), (x - w / 2 - GAP_PT, y), (x, y + h / 2 + GAP_PT),
+                     (x, y - h / 2 - GAP_PT)]
+        y0 = along[middle][1]
+    else:
+        x, y0, bw, bh = anchor
+        for dy in (0, h, -h, 2 * h, -2 * h):
+            near += [(x + bw / 2 + w / 2 + GAP_PT, y0 + dy),
+                     (x - bw / 2 - w / 2 - GAP_PT, y0 + dy)]
+        near += [(x, y0 - bh / 2 - h / 2 - GAP_PT), (x, y0 + bh / 2 + h / 2 + GAP_PT)]
+    rows = min(MARGIN_ROWS, int((bb[3] - bb[1]) / h) + 2)
+    columns = {bb[2] + PAD + w / 2, max(bb[2] + PAD + w / 2, bounds[2] - w / 2),
+               bb[0] - PAD - w / 2, min(bb[0] - PAD - w / 2, bounds[0] + w / 2)}
+    margin = [(x, y0 + (k + 1) // 2 * h * (1 if k % 2 else -1)) for k in range(2 * rows)
+              for x in sorted(columns)]
+    return near, margin
+
+
+class _Grid:
+    """Boxes filed by the square cells of side `cell` they cover: which are near a box."""
+
+    def __init__(self, cell: float) -> None:
+        self.cell = cell
+        self.cells: dict[tuple[int, int], list[Box]] = defaultdict(list)
+
+    def add(self, box: Box) -> None:
+        for cell in self._cells(box):
+            self.cells[cell].append(box)
+
+    def free(self, box: Box, bounds: Box) -> bool:
+        """Whether `box` lies within `bounds` and on no box filed."""
+        return bounds[0] <= box[0] and bounds[1] <= box[1] and box[2] <= bounds[2] and (
+            box[3] <= bounds[3]) and not any(_overlap(box, other) for cell in self._cells(box)
+                                             for other in self.cells.get(cell, ()))
+
+    def _cells(self, box: Box) -> list[tuple[int, int]]:
+        c = self.cell
+        return [(i, j) for i in range(math.floor(box[0] / c), math.floor(box[2] / c) + 1)
+                for j in range(math.floor(box[1] / c), math.floor(box[3] / c) + 1)]
+
+
+def _along(points: list[tuple[float, float]], steps: int = 4) -> list[tuple[float, float]]:
+    """Points along an edge drawn as cubic Bézier segments (graphviz's spline), `steps` a
+    segment."""
+    out = []
+    for k in range(0, len(points) - 3, 3):
+        p0, p1, p2, p3 = points[k:k + 4]
+        for t in (i / steps for i in range(steps)):
+            u = 1 - t
+            out.append(tuple(u ** 3 * a + 3 * u * u * t * b + 3 * u * t * t * c + t ** 3 * d
+                             for a, b, c, d in zip(p0, p1, p2, p3, strict=True)))
+    return out + [points[-1]] if out else list(points)
+
+
+def _box(centre: tuple[float, float], w: float, h: float) -> Box:
+    x, y = centre
+    return x - w / 2, y - h / 2, x + w / 2, y + h / 2
+
+
+def _overlap(a: Box, b: Box) -> bool:
+    """Whether two boxes (left, bottom, right, top) share any area."""
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def _texts(said: dict[Key, str], placed: dict[Key, Placed]) -> dict[str, Any]:
     """The numbers as a text trace (plotly reads tags in text: the run's words are escaped)."""
-    return {"x": [x for x, _, _ in said] or [None], "y": [y for _, y, _ in said] or [None],
-            "textposition": [side for _, _, side in said] or ["middle right"],
-            "text": [escape(t) for t in said.values()] or [""]}
+    keys = [k for k in said if k in placed]
+    return {"x": [round(placed[k].x, 1) for k in keys] or [None],
+            "y": [round(placed[k].y, 1) for k in keys] or [None],
+            "text": [escape(said[k]) for k in keys] or [""]}
+
+
+def _leaders(said: dict[Key, str], placed: dict[Key, Placed]) -> dict[str, Any]:
+    """The lines from what the numbers said in the margin are about to them."""
+    xs: list[float | None] = []
+    ys: list[float | None] = []
+    for key, number in said.items():
+        leader = placed[key].leader if key in placed and number else None
+        if leader is not None:
+            xs += [round(leader[2], 1), round(leader[0], 1), None]
+            ys += [round(leader[3], 1), round(leader[1], 1), None]
+    return _points(xs, ys)
 
 
 def _bucket(size: float, top: float) -> int:
     """0..3: how large a gradient is next to the largest of this pass (log scale)."""
-    if size <= 0:
+    if not size > 0:  # none, or not a number
         return 0
-    ratio = math.log10(size / top) if top > 0 else 0.0  # <= 0
+    if not math.isfinite(size):
+        return len(WIDTHS) - 1
+    ratio = math.log10(size / top)  # <= 0
     return max(0, min(len(WIDTHS) - 1, len(WIDTHS) - 1 + math.floor(ratio)))
 
 
@@ -313,7 +523,7 @@ def _hover(call: dict[str, Any], where: dict[str, str]) -> dict[str, str]:
         lines.append(f"<b>{i + 1}. {escape(step['name'])}</b>")
         for g in step["grad_outputs"]:
             if g:
-                lines.append(f"in: {escape(preview(g['values']))} ‖{g['norm']:.4g}‖ "
+                lines.append(f"in: {escape(preview(g['values']))} ‖{written(g['norm'])}‖ "
                              f"{escape(g['device'])}")
         for g in step["grad_inputs"]:
             if g:
@@ -357,17 +567,17 @@ def _points(xs: list[float | None], ys: list[float | None]) -> dict[str, Any]:
     return {"x": xs or [None], "y": ys or [None]}
 
 
-def _layout(layout: dict[str, Any], svg: str, names: list[str], height: int,
+def _layout(layout: dict[str, Any], bounds: Box, svg: str, names: list[str], height: int,
             active: int) -> dict[str, Any]:
-    """The picture under the plot, and play buttons and a slider over the frames `names`
-    (none without frames)."""
+    """The picture under the plot (within `bounds`, with room for the numbers), and play
+    buttons and a slider over the frames `names` (none without frames)."""
     x0, y0, x1, y1 = layout["bb"]
     image = "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode()
     pad = PAD
     still = dict(
         height=height, margin={"l": 10, "r": 10, "t": 34, "b": 10}, plot_bgcolor="white",
-        xaxis={"visible": False, "range": [x0 - pad, x1 + pad]},
-        yaxis={"visible": False, "range": [y0 - pad, y1 + pad], "scaleanchor": "x"},
+        xaxis={"visible": False, "range": [bounds[0], bounds[2]]},
+        yaxis={"visible": False, "range": [bounds[1], bounds[3]], "scaleanchor": "x"},
         images=[{"source": image, "xref": "x", "yref": "y", "x": x0 - pad, "y": y1 + pad,
                  "sizex": x1 - x0 + 2 * pad, "sizey": y1 - y0 + 2 * pad, "sizing": "stretch",
                  "layer": "below"}])

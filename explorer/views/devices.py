@@ -21,6 +21,7 @@ import plotly.graph_objects as go
 from explorer.content.i18n import text
 from explorer.content.markdown import code_span
 from explorer.runner.trace import Trace
+from explorer.views.numbers import written
 
 Runner = Callable[..., Trace]  # `WorkerPool.run`: (code, *, device=...) -> Trace
 
@@ -275,8 +276,8 @@ def _bytes(count: int) -> str:
 
 
 def _tensor_text(info: dict[str, Any] | None) -> str:
-    """A small tensor as PyTorch prints it, four decimals: `tensor([0.4963, 0.7682])`."""
+    """A small tensor as PyTorch prints it: `tensor([0.4963, 0.7682])`."""
     if info is None or not isinstance(info.get("values"), list):
         return "—"
-    return "tensor([" + ", ".join(f"{v:.4f}" for v in info["values"]) + "])"
+    return f"tensor({written(info['values'])})"
 

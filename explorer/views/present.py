@@ -7,52 +7,47 @@ from typing import Any
 
 from explorer.content.markdown import code_span, plain
 from explorer.runner.trace import Variables
+from explorer.views.numbers import flat, number, parsed, written
 
 
 def preview(values: Any, limit: int = 40) -> str:
-    """A one-line summary of a value: numbers rounded, long lists cut with an ellipsis."""
-    text = _short(values)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    """A one-line summary of a value, its numbers as PyTorch prints them; past `limit`
+    characters, values left off whole (`…`), a text cut."""
+    if isinstance(parsed(values), str):  # a text, not a number sent as text
+        text = repr(values)
+        return text if len(text) <= limit else text[: limit - 1] + "…"
+    return written(values, limit)
 
 
 SMALL = 6  # values a picture writes out in full
+CHARS = 28  # characters a picture gives one tensor's values
 
 
 def compact(values: Any, shape: list[int] | None = None, norm: float | None = None,
-            truncated: bool = False) -> str:
-    """A tensor's values in a few characters, to write on a picture: one number when all are
-    the same (a gradient of ones, of 0.25s), a small tensor in full, a larger one (given its
-    `shape`) as its shape and 2-norm: the `norm` of all its values when those sent were
-    `truncated`, else that of the values."""
-    flat = _flat(values)
-    if not truncated and flat and all(v == flat[0] for v in flat):
-        return preview(flat[0], 24)
-    if shape is None or (len(flat) <= SMALL and not truncated):
-        return preview(values, 24)
-    if norm is None and not truncated and all(type(v) in (int, float) for v in flat):
-        norm = math.sqrt(sum(v * v for v in flat))
-    if norm is None:
-        return preview(values, 24)
-    return f"{'×'.join(map(str, shape))} ‖{norm:.3g}‖"
+            truncated: bool = False, chars: int = CHARS) -> str:
+    """A tensor's values in at most `chars` characters, to write on a picture: one number
+    when all are the same (a gradient of ones, of 0.25s), a small tensor in full, a larger
+    one (given its `shape`) as its shape and 2-norm: the `norm` of all its values when those
+    sent were `truncated`, else that of the values. Never a number cut."""
+    items = flat(values)
+    if not truncated and items and all(v == items[0] for v in items):
+        return preview(items[0], chars)
+    if len(items) <= SMALL and not truncated and len(whole := preview(values, chars)) <= chars \
+            and "…" not in whole:
+        return whole
+    if norm is None and shape is not None and not truncated and all(
+            type(v) in (int, float) for v in items):
+        norm = math.sqrt(sum(v * v for v in items))
+    if norm is None or shape is None:
+        return preview(values, chars)
+    return f"{'×'.join(map(str, shape))} ‖{number(norm)}‖"
 
 
-def described(info: dict[str, Any]) -> str:
+def described(info: dict[str, Any], chars: int = CHARS) -> str:
     """compact() of a gradient or a variable as a run describes it (values, shape, the norm
     of all of it when the values are cut)."""
     return compact(info["values"], info.get("shape"), info.get("norm"),
-                   bool(info.get("truncated")))
-
-
-def _flat(values: Any) -> list[Any]:
-    flat: list[Any] = []
-    stack = [values]
-    while stack:  # a run sends a few hundred values at most (explorer.runner.validate)
-        item = stack.pop()
-        if isinstance(item, list):
-            stack.extend(item)
-        else:
-            flat.append(item)
-    return flat
+                   bool(info.get("truncated")), chars)
 
 
 def node_values(graph: dict[str, Any], variables: Variables) -> dict[str, str]:
@@ -71,15 +66,6 @@ def node_values(graph: dict[str, Any], variables: Variables) -> dict[str, str]:
         if lines:
             notes[node["id"]] = "\n".join(lines)
     return notes
-
-
-def _short(values: Any) -> str:
-    if isinstance(values, list):
-        return "[" + ", ".join(_short(v) for v in values[:8]) + (", …" if len(values) > 8
-                                                                else "") + "]"
-    if isinstance(values, float):
-        return f"{values:.4g}"
-    return repr(values) if isinstance(values, str) else str(values)
 
 
 def variable_rows(now: Variables, before: Variables | None = None) -> list[dict[str, Any]]:

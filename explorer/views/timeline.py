@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from explorer.content.i18n import text
 from explorer.runner.graph_view import View
 from explorer.runner.trace import Trace
 from explorer.views.export import animation_view
@@ -36,6 +37,14 @@ class Timeline:
     def engine_step(self, index: int) -> int | None:
         """The engine step at timeline position `index` (0-based), None at a statement."""
         return index - len(self.built) if index >= len(self.built) else None
+
+    def place(self, index: int, lang: str) -> str:
+        """Position `index` (0-based) in the picture's words: "statement 2 of 4", "step 5 of
+        5" (an engine step), so that the controls count as the picture does."""
+        engine = self.engine_step(index)
+        if engine is None:
+            return text("place_statement", lang, step=index + 1, steps=len(self.built))
+        return text("place_engine", lang, step=engine + 1, steps=self.engine)
 
     def made(self, index: int) -> frozenset[str]:
         """The nodes made by the statements up to position `index`."""

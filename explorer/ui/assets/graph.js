@@ -35,7 +35,7 @@ export default function (component) {
   state.send = component.setTriggerValue;
   state.data = data;
   state.frame.title = data.title;
-  state.frame.style.height = `${data.height}px`;
+  state.frame.style.height = typeof data.height === "number" ? `${data.height}px` : data.height;
   if (state.ready) state.post();
   return () => {  // unmounted: the frame and its listener go
     window.removeEventListener("message", state.heard);
