@@ -108,13 +108,6 @@ def test_saved_tensors_after_backward_say_backward_freed_them(lang: str) -> None
     assert freed not in _said(at)
 
 
-def test_the_freed_mark_is_the_recorders_own() -> None:
-    from explorer.runner.graph import FREED
-    from explorer.ui.graph import FREED as SHOWN
-
-    assert SHOWN == FREED
-
-
 @pytest.mark.parametrize("lang", LANGS)
 def test_the_tables_headers_are_in_the_learners_language(lang: str) -> None:
     at = _page("1_Playground", lang, SEED)

@@ -39,14 +39,13 @@ import torch
 from graphviz import Digraph
 from torchviz.dot import SAVED_PREFIX, resize_graph
 
-from explorer.runner.graph_view import edge_line, node_line
+from explorer.runner.graph_view import FREED, edge_line, node_line
 from explorer.runner.modules import Modules, Names
 from explorer.runner.snapshot import version
 from explorer.runner.wire import uncollected
 
 NODE_ATTR = dict(style="filled", shape="box", align="left", fontsize="10", ranksep="0.1",
                  height="0.2", fontname="monospace")  # torchviz's
-FREED = "saved values freed by backward()"
 PACKED = "packed by the program's saved-tensor hooks: not read, as that would run its unpack hook"
 MAX_ATTR_CHARS = 50  # torchviz's default
 _SAVED_ATTRS: dict[type, list[str]] = {}  # built-in node type -> its `_saved_*` attributes

@@ -63,7 +63,7 @@ class Results:
 
     def put(self, key: str, trace: Trace) -> None:
         """Keep a repeatable `trace` (others are not kept, nor one over the bound alone)."""
-        if not trace.repeatable:
+        if not trace.repeatable or not self.max_bytes:
             return
         kept = pickle.dumps(trace, protocol=pickle.HIGHEST_PROTOCOL)
         size = len(kept) + ENTRY_BYTES

@@ -10,6 +10,7 @@ import streamlit as st
 from explorer.content.i18n import text
 from explorer.content.markdown import code_span, plain
 from explorer.runner.graph_view import (
+    FREED,
     View,
     added,
     default_root,
@@ -209,11 +210,6 @@ def graph_at_step(page: str, trace: Trace, index: int, lang: str, where: Any = N
     if outside:
         st.caption(text("not_in_graph", lang, names=", ".join(map(code_span, outside))))
     show_graph(shown, trace, lang, key=page, where=where)
-
-
-# How explorer.runner.graph writes a saved value that backward() freed (the server does not
-# import that module: it imports torch).
-FREED = "saved values freed by backward()"
 
 
 def _grouped(shown: View, lang: str) -> list[str]:
