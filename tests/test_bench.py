@@ -14,7 +14,8 @@ from tests.conftest import ROOT
 
 SECTIONS = ("== 1. Pipeline vs bare torchviz", "== 2. Seed programs", "== 3. The animation",
             "== 4. Memory over", "== 5. Where the time goes ==", "== 6. The wall's cost",
-            "== Targets ==")
+            "== 7. Famous lessons", "== Targets ==")
+NINJA = ("chunked", "cross_entropy", "batchnorm", "training")  # the four exercises' files
 NUMBER = re.compile(r"[+-]?\d+(\.\d+)?x?")
 
 
@@ -44,7 +45,7 @@ def test_every_section_and_target_is_printed(report: str) -> None:
     for title in SECTIONS:
         assert title in report, title
     verdicts = report.split("== Targets ==")[1].strip().splitlines()
-    assert len(verdicts) == 6
+    assert len(verdicts) == 7
     assert all(line.startswith(("PASS  ", "MISS  ")) for line in verdicts)
     loops = next(line for line in verdicts if "training loops (seeds" in line)
     assert loops.count("(500 calls)") == 2  # the seed's two 500-iteration loops, timed
@@ -65,6 +66,13 @@ def test_the_tables_hold_numbers(report: str) -> None:
     assert [row["example"] for row in seeds] == [e.key for e in EXAMPLES]
     for row in seeds:
         assert all(NUMBER.fullmatch(row[c]) for c in ("runs", "p50", "p95", "max", "bare"))
+    lessons = next(rows for title, rows in tables.items() if title.startswith("7."))
+    assert [row["lesson"] for row in lessons] == [f"backprop_ninja_ex{k}_{name}" for k, name in
+                                                  enumerate(NINJA, 1)]
+    for row in lessons:  # each sends its whole record, a fraction of what every step whole was
+        assert (row["thinned"], row["error"]) == ("no", "-"), row
+        assert float(row["sent_MiB"]) < float(row["whole_MiB"]), row
+        assert all(NUMBER.fullmatch(row[c]) for c in ("statements", "run", "bare")), row
     for title, rows in tables.items():
         if title.startswith(("3.", "4.", "5.")):
             assert rows and all(NUMBER.fullmatch(cell) for row in rows

@@ -30,7 +30,10 @@ PROGRAMS = {f"{path.parent.name}/{path.stem}": path.read_text()
 # Programs the sandbox refuses for now, with the reason: each is compared as soon as it runs.
 UNHURRIED = Limits(time_s=60)  # the app's limits but time: gradcheck makes 600 backward calls
 REFUSED = {
-    "forward_ad/modules_setattr": "`delattr` and `setattr` reach attributes by name",
+    "fastai/mymodule_setattr": "a class's own `__setattr__` and `super().__setattr__(k, v)` "
+                               "are dunder names, outside the sandbox (`setattr` runs, checked)",
+    "fastai/registering_modules": "`functools` is not importable: its `update_wrapper` sets "
+                                  "attributes by name, and `reduce` alone has no stand-in yet",
 }
 
 

@@ -149,10 +149,12 @@ def test_the_kept_runs_take_bounded_memory_the_least_recently_used_going_first()
 
 
 def big_answer(steps: int, tensor: str = "torch.randn(1000)") -> str:
-    """A program of ~1.5 KB whose answer grows with each of its `steps` statements: eight
-    `tensor`s, all described again after each statement."""
-    lines = [f"v{i} = {tensor}" for i in range(8)]
-    return "\n".join(lines + [f"v{k % 8} = v{k % 8} * 1" for k in range(steps)]) + "\n"
+    """A short program whose answer grows with each of its `steps` statements: eight
+    `tensor`s, all changed by each statement (what a statement leaves as it was does not
+    cross the wire again)."""
+    names = ", ".join(f"v{i}" for i in range(8))
+    change = f"{names} = " + ", ".join(f"v{i} + 1" for i in range(8))
+    return "\n".join([f"{names} = " + ", ".join([tensor] * 8)] + [change] * steps) + "\n"
 
 
 def test_the_kept_runs_memory_stays_under_its_bound_with_the_largest_answers(
@@ -161,8 +163,8 @@ def test_the_kept_runs_memory_stays_under_its_bound_with_the_largest_answers(
     by bytes (just under the 16 MiB a run may send) and by objects (just under the million
     lists a run's answer may hold: decoded, ~90 MiB); and with many small ones (where a key
     and its place in the table weigh most). It holds nothing of the Traces it is given."""
-    by_bytes = pool.run(big_answer(90))
-    by_objects = pool.run(big_answer(110, "torch.zeros(1000, 1)"))
+    by_bytes = pool.run(big_answer(104))
+    by_objects = pool.run(big_answer(112, "torch.zeros(1000, 1)"))
     assert 15 << 20 < len(trace_message(by_bytes)) <= MAX_RESULT_BYTES
     assert trace_message(by_objects).count(b"[") > 900_000
     for trace, count, bound in ((by_bytes, 12, 64 << 20), (by_objects, 8, 64 << 20),

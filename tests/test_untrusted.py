@@ -8,6 +8,7 @@ from __future__ import annotations
 import gc
 import json
 import re
+import socket
 import time
 from typing import Any
 
@@ -25,17 +26,23 @@ from explorer.runner.validate import (
     progress,
 )
 from explorer.runner.wire import (
+    HEADER,
     MAX_CONTAINERS,
     MAX_DEPTH,
+    MAX_RESULT_BYTES,
     BadAnswer,
+    TooLarge,
+    body,
     decode,
+    header,
     trace_message,
     uncollected,
 )
 from explorer.runner.worker import WorkerPool
 from explorer.safety.limits import Limits
+from explorer.views import render
 from explorer.views.devices import MAX_GPUS, cuda_devices
-from explorer.views.render import MAX_STATEMENTS, LayoutError, TooLarge, TooTangled, svg
+from explorer.views.render import MAX_STATEMENTS, LayoutError, TooTangled, svg
 from tests.forged import EVIL, LINK, forged, hostile
 from tests.programs import MY_RELU, SEED
 
@@ -52,6 +59,18 @@ def test_a_lone_surrogate_in_the_output_keeps_the_trace(pool: WorkerPool) -> Non
     assert trace.ok, trace.error
     assert trace.stdout == "\ufffd\nafter\n"
     assert decode(trace_message(Trace(ok=True, stdout="a\udfffb"))).get("stdout") == "a\ufffdb"
+
+
+def test_an_answer_over_the_cap_is_refused_before_any_of_it_is_read() -> None:
+    # A run's own record thins itself to fit (tests/test_thin.py): only an answer no run
+    # makes comes here, and the server reads nothing of it.
+    server, child = socket.socketpair()
+    with server, child:
+        child.sendall(HEADER.pack(MAX_RESULT_BYTES + 1) + b"{}")
+        size, update = header(server)
+        with pytest.raises(TooLarge, match="over the 16,777,216 byte cap"):
+            body(server, size, MAX_RESULT_BYTES)
+        assert not update and server.recv(2) == b"{}"  # still in the socket: nothing read
 
 
 def test_a_malformed_answer_is_a_clear_value_error_never_a_crash() -> None:
@@ -195,6 +214,24 @@ def test_a_node_unchanged_since_the_graph_before_crosses_as_its_id() -> None:
         assert "the id of one of the graph before" in refused(forged(graphs=graphs))
 
 
+def test_a_variable_described_as_the_step_before_did_crosses_as_null() -> None:
+    # `a` shares `t`'s memory: writing through it changes `t` with no version bump, and the
+    # description (not the tensor's identity or version) decides what is the same.
+    trace = execute("import numpy as np\nt = torch.zeros(3)\nu = torch.ones(2)\n"
+                    "a = t.numpy()\na[0] = 5.0\nprint(a)\n")
+    sent = json.loads(trace_message(trace))
+    assert [sorted(n for n, v in s["variables"].items() if v is not None)
+            for s in sent["steps"]] == [[], ["t"], ["u"], ["a"], ["a", "t"], []]
+    assert set(sent["variables"].values()) == {None}  # the end: the last step's, all of it
+    again = Trace.from_json(trace_message(trace))
+    assert again == trace and again.steps[4].variables["t"]["values"] == [5.0, 0.0, 0.0]
+    first = dict(sent["steps"][0], variables={"x": None})
+    for steps, end in (([first], {}), (sent["steps"][:1] + [dict(sent["steps"][1], variables={
+            "nowhere": None})], {}), ([], {"t": None})):
+        message = refused(forged(steps=steps, variables=end))
+        assert "null for one of the step before" in message, message
+
+
 def test_the_runs_dot_is_never_taken_as_it_is() -> None:
     trace = Trace.from_dict(hostile())
     dot = trace.graphs[0]["dot"]
@@ -250,7 +287,7 @@ def test_a_graph_too_big_to_lay_out_fails_fast_and_once() -> None:
     dot = view({"nodes": nodes, "edges": edges}).dot  # no chain of one op: nothing collapses
     for _ in range(2):
         started = time.monotonic()
-        with pytest.raises(TooLarge, match="more than the") as raised:
+        with pytest.raises(render.TooLarge, match="more than the") as raised:
             svg(dot)
         assert time.monotonic() - started < 1.0 and raised.value.statements > MAX_STATEMENTS
     slow = view({"nodes": nodes[:800], "edges": edges[:799]}, collapse=False).dot

@@ -16,6 +16,7 @@ In one process and one run (the machine is noisy, so results are ratios and medi
    the same chains executed in this process, stage by stage;
 6. the operating-system wall's cost: the same programs through a walled pool (box + lock)
    and a bare one (neither), interleaved, median per run;
+7. famous lessons at their published sizes (explorer.bench.lessons): time and record size;
 
 then PASS/MISS for each target. `--quick` uses tiny sizes and few runs (tests/test_bench.py).
 `--browser` instead times, in Debian's Chromium, Run → graph visible on the Graph page, and
@@ -47,10 +48,12 @@ from unittest import mock
 import plotly.io as pio
 
 from explorer.bench.classroom import classroom
+from explorer.bench.lessons import Lesson, fits, measure_lessons
 from explorer.bench.served import CHROMIUM, CHROMIUM_ARGS, app, checkout
 from explorer.content.examples import EXAMPLES, by_key
 from explorer.runner.graph_view import view
 from explorer.runner.trace import Trace
+from explorer.runner.wire import MAX_RESULT_BYTES
 from explorer.runner.worker import WorkerPool
 from explorer.safety.limits import Limits
 from explorer.views.animation import figure, frames_of
@@ -454,6 +457,7 @@ class Report:
     memory: Memory | None = None
     stages: list[Stages] = field(default_factory=list)
     wall: dict[str, tuple[float, float]] = field(default_factory=dict)  # walled s, bare s
+    lessons: list[Lesson] = field(default_factory=list)
 
 
 def measure_wall(runs: int) -> dict[str, tuple[float, float]]:
@@ -509,6 +513,8 @@ def measure(quick: bool, progress: Callable[[str], None]) -> Report:
             progress(f"pipeline, torchviz and the explorer's drawing, chain of {ops}")
             report.scales.append(measure_scale(pool, ops, 2 if quick else 3 if ops >= 1_000
                                                else 5, 1 if quick or ops >= 5_000 else 3))
+        progress("famous lessons at full size")
+        report.lessons = measure_lessons(pool, 1 if quick else 5)
     finally:
         pool.close()
     progress("the wall's cost")
@@ -516,6 +522,8 @@ def measure(quick: bool, progress: Callable[[str], None]) -> Report:
     progress("seed programs in plain PyTorch")
     for seed, example in zip(report.seeds, EXAMPLES, strict=True):
         seed.bare = bare_time(example.code, 1 if quick else 3)
+    for lesson in report.lessons:
+        lesson.bare = bare_time(lesson.code, 1 if quick else 3)
     return report
 
 
@@ -611,6 +619,17 @@ def render(report: Report) -> str:
             _table(["program", "walled", "bare", "added"],
                    [[key, _ms(w), _ms(b), _ms(w - b)] for key, (w, b) in report.wall.items()]),
             ""]
+    out += ["== 7. Famous lessons at their published sizes (app limits, medians) ==",
+            "backprop ninja's four exercises (n_embd 10, n_hidden 64, batch 32): run = "
+            "WorkerPool.run; bare = plain exec in this process; sent = the record as it crosses "
+            "the wire; whole = the same record with every step's variables written whole (as "
+            "every step was sent before a step sent only what changed); thinned = cut to fit "
+            f"the {MAX_RESULT_BYTES >> 20} MiB a run may send.",
+            _table(["lesson", "statements", "run", "bare", "sent_MiB", "whole_MiB", "thinned",
+                    "error"],
+                   [[x.name, str(x.statements), _ms(x.seconds), _ms(x.bare),
+                     f"{x.sent / 2**20:.2f}", f"{x.whole / 2**20:.2f}",
+                     "yes" if x.thinned else "no", x.error or "-"] for x in report.lessons]), ""]
     out += ["== Targets ==", *targets(report)]
     return "\n".join(out)
 
@@ -656,7 +675,11 @@ def targets(report: Report) -> list[str]:
         verdict(growth < GROWTH_MIB,
                 f"memory growth over {memory.runs} runs < {GROWTH_MIB:.0f} MiB: zygote "
                 f"{memory.zygote[1] - memory.zygote[0]:+.1f} MiB, parent "
-                f"{memory.parent[1] - memory.parent[0]:+.1f} MiB")]
+                f"{memory.parent[1] - memory.parent[0]:+.1f} MiB"),
+        verdict(bool(report.lessons) and all(fits(x) for x in report.lessons),
+                "backprop ninja's exercises at full size run and send their whole record: "
+                + ", ".join(f"{x.name} {x.sent / 2**20:.1f} MiB in {_ms(x.seconds)} ms"
+                            for x in report.lessons))]
 
 
 def _versions() -> str:

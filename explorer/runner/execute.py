@@ -89,7 +89,7 @@ def execute(code: str, *, device: str = "cpu", limits: Limits = Limits(),
             trace.error = _describe_error(error, line, limits)
     trace.backward, trace.losses = finish(recorder.calls), recorder.summaries
     packed = any(graph.get("packed") for graph in trace.graphs)
-    _drop_unshown_graphs(trace)
+    trace.keep_shown_graphs()  # a training loop draws one per call, most calls not kept
     if recorder.count > len(recorder.calls):
         trace.notes.append(f"The program ran backward {recorder.count:,} times. Every call's "
                            f"loss and gradient norms are kept, and {len(recorder.calls)} calls are "
@@ -138,21 +138,6 @@ def _run_step(stmt: ast.stmt, namespace: dict[str, Any], guards: Guards, out: Ou
     trace.steps.append(Step(stmt.lineno, stmt.end_lineno or stmt.lineno,
                             out.getvalue()[before:], snapshot(namespace, limits.value_elements),
                             graph=None if graph is None else len(trace.graphs) - 1))
-
-
-def _drop_unshown_graphs(trace: Trace) -> None:
-    """Keep only the graphs a step or a kept backward call shows, in their order (a training
-    loop draws one per call, and most calls are not kept)."""
-    shown = sorted({s.graph for s in trace.steps if s.graph is not None}
-                   | {c["graph"] for c in trace.backward if "graph" in c})
-    number = {old: new for new, old in enumerate(shown)}
-    trace.graphs[:] = [trace.graphs[i] for i in shown]
-    for step in trace.steps:
-        if step.graph is not None:
-            step.graph = number[step.graph]
-    for call in trace.backward:
-        if "graph" in call:
-            call["graph"] = number[call["graph"]]
 
 
 def _user_variables(namespace: dict[str, Any]) -> dict[str, Any]:

@@ -102,6 +102,19 @@ class Trace:
             fields["error"] = error_info(error["type"], error["message"], error["line"])
         return cls(**fields | {"steps": [Step(**step) for step in fields.get("steps", [])]})
 
+    def keep_shown_graphs(self) -> None:
+        """Keep only the graphs a step or a kept backward call shows, in their order."""
+        shown = sorted({s.graph for s in self.steps if s.graph is not None}
+                       | {c["graph"] for c in self.backward if "graph" in c})
+        number = {old: new for new, old in enumerate(shown)}
+        self.graphs[:] = [self.graphs[i] for i in shown]
+        for step in self.steps:
+            if step.graph is not None:
+                step.graph = number[step.graph]
+        for call in self.backward:
+            if "graph" in call:
+                call["graph"] = number[call["graph"]]
+
     def step_at(self, index: int) -> Step | None:
         """The step at `index`, clamped into range; None when nothing ran."""
         if not self.steps:

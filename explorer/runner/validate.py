@@ -190,12 +190,13 @@ class _Reader:
         self.caps = caps
         self.graph_count = 0  # graphs checked: steps and calls refer to them by number
         self.before: dict[str, dict[str, Any]] = {}  # the last graph's nodes, by id
+        self.variables_before: dict[str, dict[str, Any]] = {}  # the last step's, by name
 
     def trace(self, data: Any) -> dict[str, Any]:
         return _record("the answer", data, {  # graphs first: steps and calls refer to them
             "graphs": self.graphs, "ok": _flag, "error": _optional(self.error),
-            "stdout": _text(self.caps.output), "variables": self.variables,
-            "steps": self.steps, "backward": _list(self.call, MAX_CALLS),
+            "stdout": _text(self.caps.output), "steps": self.steps,
+            "variables": self.variables, "backward": _list(self.call, MAX_CALLS),
             "losses": _list(self.summary, self.caps.losses, cut=True),
             "warnings": _list(SHORT, MAX_LINES, cut=True),
             "notes": _list(SHORT, MAX_LINES, cut=True), "device": SHORT,
@@ -207,15 +208,22 @@ class _Reader:
         return {"line": None} | error
 
     def steps(self, value: Any) -> list[dict[str, Any]]:
-        steps = _list(lambda step: _record("a step", step, {
-            "line": COUNT, "end_line": COUNT, "output": _text(self.caps.output),
-            "variables": self.variables, "graph": _optional(self.graph_index)},
-            {"line", "end_line", "output", "variables"}), self.caps.steps)(value)
+        steps = _list(self.step, self.caps.steps)(value)
         left = self.caps.output  # what all steps printed is what the run printed: one cap
         for step in steps:
             step["output"] = step["output"][:left]
             left -= len(step["output"])
         return steps
+
+    def step(self, value: Any) -> dict[str, Any]:
+        """One step; a variable given as null (explorer.runner.wire) is the checked variable
+        of that name in the step before (the end's: in the last step)."""
+        step = _record("a step", value, {
+            "line": COUNT, "end_line": COUNT, "output": _text(self.caps.output),
+            "variables": self.variables, "graph": _optional(self.graph_index)},
+            {"line", "end_line", "output", "variables"})
+        self.variables_before = step["variables"]
+        return step
 
     def graphs(self, value: Any) -> list[dict[str, Any]]:
         graphs = _list(self.graph, self.caps.graphs)(value)
@@ -237,8 +245,13 @@ class _Reader:
     def variables(self, value: Any) -> dict[str, Any]:
         if not isinstance(value, dict):
             raise _Wrong("an object")
-        return {name[:MAX_LINE]: self.variable(info)
+        return {name[:MAX_LINE]: self.variable(info) if info is not None else self.same(name)
                 for name, info in islice(value.items(), MAX_VARIABLES)}
+
+    def same(self, name: str) -> dict[str, Any]:
+        if name[:MAX_LINE] not in self.variables_before:
+            raise _Wrong("a variable, or null for one of the step before")
+        return self.variables_before[name[:MAX_LINE]]
 
     def variable(self, value: Any) -> dict[str, Any]:
         """A variable as explorer.runner.snapshot describes one: its kind is open (a namedtuple's is

@@ -25,6 +25,9 @@ HEADER = struct.Struct("!Q")
 # backward call's summary is ~1 KB), which the server may drop unread.
 PROGRESS = 1 << 63
 MAX_PROGRESS_BYTES = 64 << 10
+# A run's answer: the largest seed program's is 1.3 MB; a larger one thins itself to fit
+# (explorer.runner.thin).
+MAX_RESULT_BYTES = 16 << 20
 # Where Python, the libraries and the app are installed, longest first: a run's output names
 # none of them (a module's repr, a traceback's file names).
 INSTALLED = sorted({os.path.join(p, "") for p in (sys.prefix, sys.base_prefix, os.path.dirname(
@@ -105,18 +108,34 @@ def job_message(code: str, device: str, limits: Limits, seed: int | None, thread
 
 
 def trace_message(trace: Trace) -> bytes:
-    """The JSON a child answers with. A value the snapshot left as an object (a function in an
-    object array...) goes as its type's name, a lone surrogate (`chr(0xd800)`) as U+FFFD: the
-    answer never fails on what a program made, and no program code (a Module's `extra_repr`)
-    runs to make it."""
+    """The JSON a child answers with (see `parts`)."""
+    return message(parts(trace))
+
+
+def parts(trace: Trace, fields: frozenset[str] | None = None) -> dict[str, str]:
+    """The answer's fields (all, or those named) as the JSON text that crosses the wire. A
+    value the snapshot left as an object (a function in an object array...) goes as its
+    type's name: the answer never fails on what a program made, and no program code (a
+    Module's `extra_repr`) runs to make it."""
     answer = trace.to_dict()
     del answer["graph"]  # the last step's, a copy for readers of a saved Trace
     answer["graphs"] = _shared(answer["graphs"])
-    text = json.dumps(answer, ensure_ascii=False,
-                      default=lambda value: f"<{type(value).__name__}>")
-    for place in INSTALLED:  # `print(torch)`, anomaly tracebacks: where the server keeps things
+    _changed(answer)
+    return {name: json.dumps(value, ensure_ascii=False,
+                             default=lambda value: f"<{type(value).__name__}>")
+            for name, value in answer.items() if fields is None or name in fields}
+
+
+def message(fields: dict[str, str]) -> bytes:
+    """The answer made of its `fields`' JSON text; a lone surrogate (`chr(0xd800)`) goes as
+    U+FFFD, and no path of the server's (`print(torch)`, anomaly tracebacks) is named."""
+    text = "{" + ", ".join(f"{json.dumps(name)}: {value}" for name, value in fields.items()) + "}"
+    for place in INSTALLED:
         text = text.replace(place, "…")
-    return LONE.sub(REPLACEMENT, text).encode()
+    try:
+        return text.encode()
+    except UnicodeEncodeError:  # only a lone surrogate fails: the rare answer that holds one
+        return LONE.sub(REPLACEMENT, text).encode()
 
 
 @contextmanager
@@ -145,6 +164,21 @@ def _shared(graphs: list[dict[str, Any]]) -> list[dict[str, Any]]:
                                        for node in nodes]})
         before = {node["id"]: node for node in nodes}
     return sent
+
+
+def _changed(answer: dict[str, Any]) -> None:
+    """The answer's variables as they cross the wire, in place: one a step describes as the
+    step before did goes as null, and so does one the end describes as the last step did (a
+    statement changes a few names, and a record of every name at every statement grows as
+    their product; explorer.runner.validate puts them back)."""
+    before: dict[str, Any] = {}
+    for step in answer["steps"]:
+        step["variables"], before = _against(step["variables"], before), step["variables"]
+    answer["variables"] = _against(answer["variables"], before)
+
+
+def _against(variables: dict[str, Any], before: dict[str, Any]) -> dict[str, Any]:
+    return {name: None if before.get(name) == info else info for name, info in variables.items()}
 
 
 class BadAnswer(ValueError):

@@ -36,6 +36,7 @@ from explorer.runner.trace import Trace, failure, refused
 from explorer.runner.validate import BadResult, progress
 from explorer.runner.wire import (
     MAX_PROGRESS_BYTES,
+    MAX_RESULT_BYTES,
     BadAnswer,
     TooLarge,
     body,
@@ -53,7 +54,6 @@ from explorer.serve.hosting import settings
 
 STARTUP_S = 120.0  # importing PyTorch on a cold machine
 GRACE_S = 1.0  # past the time limit, the child's own clock had its chance: kill it
-MAX_RESULT_BYTES = 16 << 20  # the largest seed program's Trace is 1.3 MB
 PROGRESS_PER_S = 20  # progress updates a run sends: explorer.runner.backward waits 50 ms between
 Progress = Callable[[dict[str, Any]], None]
 # What a child may see of the server's environment: no tokens, keys or passwords.
@@ -210,9 +210,9 @@ class WorkerPool:
             except TooLarge as error:
                 return failure("MemoryLimit", f"The run's record (variables, graphs and "
                                f"backward steps) came to {error.size / 2**20:,.0f} MiB, more "
-                               f"than the {MAX_RESULT_BYTES >> 20} MiB a run may send back. "
-                               "Smaller graphs, fewer backward calls or fewer top-level "
-                               "statements help.", device=device)
+                               f"than the {MAX_RESULT_BYTES >> 20} MiB a run may send back "
+                               "even after thinning. Smaller graphs, fewer backward calls or "
+                               "fewer top-level statements help.", device=device)
             except (BadAnswer, BadResult) as error:
                 return refused(str(error), device=device)
             except (OSError, ValueError, TypeError, KeyError):

@@ -30,7 +30,8 @@ from typing import Any, NoReturn
 import torch
 
 from explorer.runner.execute import execute
-from explorer.runner.wire import MAX_PROGRESS_BYTES, recv, send, trace_message
+from explorer.runner.thin import fitted
+from explorer.runner.wire import MAX_PROGRESS_BYTES, recv, send
 from explorer.safety import confine
 from explorer.safety.limits import Limits
 
@@ -152,7 +153,7 @@ def _child(conn: socket.socket, readable: list[str] | None, gpus: list[str],
 
         trace = execute(job["code"], device=job["device"], limits=limits, seed=job["seed"],
                         keep=tuple(job["keep"]), progress=progress)
-        send(conn, trace_message(trace))
+        send(conn, fitted(trace))
     except BaseException:  # noqa: BLE001 - the parent reports a child that did not answer
         code = 1
     finally:

@@ -1,0 +1,215 @@
+"""A run's record made to fit what a run may send back, thinned a level at a time, with a
+note saying what went. Runs inside a worker, after the program.
+
+What is kept longest is what a visitor came for: the output, the error, the program's state
+after its last statement and that statement's graph. The loss curve goes to 2,000 points
+first, then older steps: their values cut to a leading block (with the norm of all of them),
+their graphs, the backward calls before the last, their variables; last the values of the
+last state and of the last replay.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from explorer.runner.trace import Trace
+from explorer.runner.wire import MAX_RESULT_BYTES, message, parts
+
+Variables = dict[str, dict[str, Any]]
+NOTE_BYTES = 1 << 12  # room kept for the note that says what was thinned
+POINTS = 2_000  # backward calls whose loss and gradient norms a thinned record keeps
+
+
+def fitted(trace: Trace, budget: int = MAX_RESULT_BYTES) -> bytes:
+    """The answer for `trace`, at most `budget` bytes if thinning can make it so; `trace` is
+    thinned in place, and a note says how. Levels are taken in order, first only those whose
+    part of the record holds at least a quarter of what must go (what is small is kept), then
+    any left. Only the fields a level changed are written anew, and the answer is put
+    together once, at the end."""
+    texts = parts(trace)
+    sent = message(texts)
+    if len(sent) <= budget:
+        return sent
+    sizes = {name: _size(text) for name, text in texts.items()}
+    said: list[str] = []
+    left = list(LEVELS)
+    for choosy in (True, False):
+        for entry in list(left):
+            level, target, fields = entry
+            excess = sum(sizes.values()) + NOTE_BYTES - budget
+            if excess <= 0:
+                break
+            if choosy and sizes[target] < excess / 4:
+                continue
+            left.remove(entry)
+            if (what := level(trace)) is not None:
+                said.append(what)
+                texts |= parts(trace, fields)
+                sizes |= {name: _size(texts[name]) for name in fields}
+    trace.notes.append(f"The run's record came to {_mib(len(sent))}, more than the "
+                       f"{_mib(budget)} a run may send back, so it was thinned to "
+                       f"{_mib(sum(sizes.values()))}: {'; '.join(said)}.")
+    return message(texts | parts(trace, frozenset({"notes"})))
+
+
+def _size(text: str) -> int:
+    """The bytes a field's text takes in the answer, at most (its name and separator too)."""
+    return len(text.encode(errors="surrogatepass")) + 32
+
+
+# Each level thins a Trace in place and says what it took, or None if it had nothing to take.
+Level = Callable[[Trace], str | None]
+
+
+def _fewer_summaries(trace: Trace) -> str | None:
+    calls, apart = len(trace.losses), len(trace.losses) / POINTS
+    if calls <= POINTS:
+        return None
+    trace.losses[:] = [trace.losses[round(k * apart)] for k in range(POINTS - 1)] + [
+        trace.losses[-1]]
+    return (f"the loss and gradient norms are kept for {POINTS:,} of the {calls:,} backward "
+            "calls, evenly apart, the first and the last among them")
+
+
+def _older_values(cap: int) -> Level:
+    def thin(trace: Trace) -> str | None:
+        older = trace.steps[:-1]
+        cut = [_cut(step.variables, cap) for step in older]
+        if all(new is step.variables for step, new in zip(older, cut, strict=True)):
+            return None
+        for step, variables in zip(older, cut, strict=True):
+            step.variables = variables
+        return (f"in the steps before the last, tensors and arrays keep their first {cap} "
+                "values and the norm of all of them")
+    return thin
+
+
+def _older_graphs(trace: Trace) -> str | None:
+    last = trace.steps[-1].graph if trace.steps else None
+    older = [step for step in trace.steps[:-1] if step.graph not in (None, last)]
+    if not older:
+        return None
+    for step in older:
+        step.graph = None
+    trace.keep_shown_graphs()
+    return "the steps before the last draw no graph"
+
+
+def _older_calls(trace: Trace) -> str | None:
+    if len(trace.backward) < 2:
+        return None
+    trace.backward[:-1] = []
+    trace.keep_shown_graphs()
+    return "only the last backward call recorded in full is replayed"
+
+
+def _older_variables(trace: Trace) -> str | None:
+    if not any(step.variables for step in trace.steps[:-1]):
+        return None
+    for step in trace.steps[:-1]:
+        step.variables = {}
+    return "the steps before the last keep their line and output, not their variables"
+
+
+def _last_values(trace: Trace) -> str | None:
+    last = trace.steps[-1] if trace.steps else None
+    cut = _cut(trace.variables, 10)
+    if cut is trace.variables and (last is None or _cut(last.variables, 10) is last.variables):
+        return None
+    if last is not None:
+        last.variables = cut if last.variables is trace.variables else _cut(last.variables, 10)
+    trace.variables = cut
+    return "the last state's tensors and arrays keep their first 10 values"
+
+
+def _last_call_values(trace: Trace) -> str | None:
+    cut = False
+    for call in trace.backward:
+        grads = [g for step in call["steps"] for g in (*step["grad_outputs"],
+                                                       *step["grad_inputs"])]
+        grads += [leaf["grad"] for leaf in call["leaf_grads"]]
+        for grad in grads:
+            if grad is not None and isinstance(grad["values"], list) and _count(
+                    grad["values"]) > 10:
+                grad["values"], grad["truncated"], cut = _leading(grad["values"], 10), True, True
+    return "the replayed gradients keep their first 10 values and their norm" if cut else None
+
+
+STEPS, GRAPHS, CALLS = frozenset({"steps"}), frozenset({"graphs"}), frozenset({"backward"})
+# In order, each with the field of the answer it makes smaller and those it may change.
+LEVELS: tuple[tuple[Level, str, frozenset[str]], ...] = (
+    (_fewer_summaries, "losses", frozenset({"losses"})),
+    (_older_values(100), "steps", STEPS),
+    (_older_values(10), "steps", STEPS),
+    (_older_graphs, "graphs", STEPS | GRAPHS | CALLS),
+    (_older_calls, "backward", GRAPHS | CALLS | STEPS),
+    (_older_variables, "steps", STEPS),
+    (_last_values, "variables", STEPS | {"variables"}),
+    (_last_call_values, "backward", CALLS))
+
+
+def _cut(variables: Variables, cap: int) -> Variables:
+    """`variables` with each tensor's and array's values (and `.grad`) cut to a leading block
+    of at least `cap` (explorer.runner.snapshot.leading_block), the norm of all of them kept;
+    `variables` itself if none is cut."""
+    cut = {name: _cut_one(info, cap) for name, info in variables.items()}
+    return variables if all(cut[name] is info for name, info in variables.items()) else cut
+
+
+def _cut_one(info: dict[str, Any], cap: int) -> dict[str, Any]:
+    """One variable cut so (`info` itself if nothing is). A `.grad` is cut only if its norm
+    can be said: that it has one is what tells a page it was cut (explorer.views.present)."""
+    values, grad = info["values"], info.get("grad")
+    cut: dict[str, Any] = {}
+    if info["kind"] in ("tensor", "ndarray") and isinstance(values, list) and (
+            _count(values) > cap):
+        cut["values"], cut["truncated"] = _leading(values, cap), True
+        if not info["truncated"] and (norm := _norm(values)) is not None:
+            cut["norm"] = norm
+    if info["kind"] == "tensor" and isinstance(grad, list) and _count(grad) > cap and (
+            norm := info.get("grad_norm", _norm(grad))) is not None:
+        cut["grad"], cut["grad_norm"] = _leading(grad, cap), norm
+    return info | cut if cut else info
+
+
+def _leading(values: list[Any], cap: int) -> list[Any]:
+    """A prefix along the first dimensions holding between `cap` and 2·`cap` numbers."""
+    if _count(values) <= cap:
+        return values
+    row = _count(values[0]) if values else 0
+    if row > cap:
+        return [_leading(values[0], cap)]
+    return values[: -(-cap // max(row, 1))]
+
+
+def _count(values: Any) -> int:
+    """The numbers in nested lists (a list of plain numbers counted at once)."""
+    if not isinstance(values, list):
+        return 1
+    if not values or not isinstance(values[0], list):
+        return len(values)
+    return sum(_count(v) for v in values)
+
+
+def _norm(values: list[Any]) -> float | None:
+    """The 2-norm of nested numbers; None if any is text (complex, not finite) or it is not
+    finite."""
+    flat = list(_flat(values))
+    if not all(isinstance(v, int | float) for v in flat):
+        return None
+    norm = math.sqrt(math.fsum(float(v) * float(v) for v in flat))
+    return norm if math.isfinite(norm) else None
+
+
+def _flat(values: Any) -> Iterator[Any]:
+    if isinstance(values, list):
+        for value in values:
+            yield from _flat(value)
+    else:
+        yield values
+
+
+def _mib(size: int) -> str:
+    return f"{size / 2**20:,.1f} MiB"
