@@ -16,8 +16,10 @@ if trace is not None:
         if trace.steps:
             picture = st.container()  # the picture, then its controls right under it
             index = step_controls("graph.step", len(trace.steps), lang(), keys=True)
-            after_line("graph", trace.steps[index], lang())
-            graph_at_step("graph", trace, index, lang(), where=picture)
+            caption = st.container()  # what the editor marks, once the picture says
+            made = graph_at_step("graph", trace, index, lang(), where=picture)
+            with caption:
+                after_line("graph", trace.steps[index], lang(), made)
 else:  # the graph's frame, loaded before the first run: its first picture comes quicker
     with state, st.container():  # where the picture will be: the frame is kept there
         graph_frame("graph", lang())

@@ -114,3 +114,32 @@ def test_the_graphs_frame_is_loaded_once_and_given_each_picture(page: Any,
     expect(svg.get_by_text("AddBackward0", exact=True)).to_be_visible()
     assert viewer.evaluate("window.loadedOnce") is True
     assert frame.element_handle().content_frame() == viewer
+
+
+def test_a_chosen_node_gives_its_values_in_full_and_gives_way_to_the_step(
+        page: Any, app_url: str) -> None:
+    page.goto(f"{app_url}/Graph")
+    page.get_by_role("button", name="Run").click()
+    svg = page.frame_locator(GRAPH).locator("svg")
+    svg.locator("g.node", has_text="grad 4.5000").click()  # x
+    expect(page.locator(".cm-step-line")).to_have_text("x = torch.ones(2, 2, requires_grad=True)")
+    expect(page.get_by_text("Line 2 made x · state after line 7", exact=True)).to_be_visible()
+    expect(page.get_by_text("x values (full precision)")).to_be_visible()
+    expect(page.get_by_text("[[1., 1.], [1., 1.]]", exact=True)).to_be_visible()
+    expect(page.get_by_text("[[4.5000, 4.5000], [4.5000, 4.5000]]", exact=True)).to_be_visible()
+    page.screenshot(path=ARTIFACTS / "graph-node-in-full.png", full_page=True)
+    # A step moved to: its line marked, the node still chosen while the picture has it.
+    page.evaluate("document.activeElement.blur()")
+    page.keyboard.press("ArrowLeft")
+    expect(page.get_by_text("State after line 6", exact=True)).to_be_visible()
+    expect(page.locator(".cm-step-line")).to_have_text("out.backward()")
+    expect(svg.locator("g.node.chosen")).to_have_count(1)
+    # Back before x was made, where the page has no picture: the node is given up.
+    page.get_by_role("button", name="« First").click()
+    expect(page.get_by_text("State after line 1", exact=True)).to_be_visible()
+    expect(page.locator(".cm-step-line")).to_have_text("import torch")
+    page.get_by_role("button", name="Forward ›").click()
+    expect(page.get_by_text("State after line 2", exact=True)).to_be_visible()
+    expect(svg.locator("g.node")).to_have_count(1)
+    expect(svg.locator("g.node.chosen")).to_have_count(0)
+    expect(page.get_by_text("x values (full precision)")).to_have_count(0)

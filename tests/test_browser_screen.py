@@ -112,10 +112,16 @@ def test_picture_controls_and_marked_line_fit_one_screen(tab: Any, app_url: str,
         agree(page, lang, last - 1)
         page.keyboard.press("ArrowRight")
         agree(page, lang, last)
-        # A node clicked on the picture: its line marked, and still in view.
+        # A node clicked on the picture: its line marked, named by the caption, and still in
+        # view; a step moved to marks its own line again.
         page.frame_locator(PICTURE[name]).locator("g.node", has_text="AddBackward0").click()
         expect(marked).to_have_text("y = x + 2")
+        expect(page.get_by_text(text("after_node", lang, line=3, node="AddBackward0",
+                                     after=last), exact=True)).to_be_visible()
         in_view(page, picture, marked, *buttons)
+        page.evaluate("document.activeElement.blur()")
+        page.keyboard.press("ArrowLeft")
+        agree(page, lang, last - 1)
     else:
         page.keyboard.press("ArrowLeft")  # the last statement that built the graph
         agree(page, lang, 5)

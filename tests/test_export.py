@@ -3,6 +3,7 @@ that plays offline; `python -m explorer export` writing them; the page playing i
 
 from __future__ import annotations
 
+import html
 import os
 import re
 import struct
@@ -16,10 +17,11 @@ import pytest
 from playwright.sync_api import expect
 
 from explorer.cli import write_whole
+from explorer.content.i18n import text
 from explorer.runner.graph_view import named_outputs, view
 from explorer.runner.trace import Trace
 from explorer.runner.worker import WorkerPool
-from explorer.views.animation import figure
+from explorer.views.animation import figure, left_off
 from explorer.views.export import (
     ExportError,
     animation_html,
@@ -39,6 +41,9 @@ TWO_CALLS = ("x = torch.ones(2, requires_grad=True)\n(x * 2).sum().backward()\n"
              "(x * 3).sum().backward()\n")
 NO_BACKWARD = "x = torch.ones(3, requires_grad=True)\ny = x * 2\n"
 FAILS_IN_BACKWARD = "x = torch.ones(2, requires_grad=True)\ny = x * 2\ny.backward()\n"
+CROWDED = ("torch.manual_seed(0)\nw = torch.randn(3, 3, requires_grad=True)\n"
+           "h = torch.randn(3, requires_grad=True)\nfor i in range(4):\n"
+           "    h = torch.tanh(w @ h + h)\nloss = h.sum()\nloss.backward()\n")
 
 
 @pytest.fixture(scope="module")
@@ -137,6 +142,16 @@ def test_the_animation_page_is_self_contained(seed: Trace) -> None:
     assert found.urls == []  # no <script src>, <link href>, <img src>…: plotly.js is inlined
     assert not any(re.search(r"url\(|@import", style) for style in found.styles)
     assert "Plotly.newPlot" in page and "plotly.js v" in page
+
+
+def test_the_animation_page_says_how_many_numbers_had_no_room(pool: WorkerPool) -> None:
+    trace = pool.run(CROWDED)  # 18 nodes: numbers on
+    call = trace.backward[-1]
+    shown = animation_view(trace, call)
+    count = left_off(figure(call, positions(shown.dot), svg(shown.dot), shown.groups, at=0))
+    assert count > 0
+    assert html.escape(text("numbers_left_off", "zh", count=count)) in animation_html(
+        trace, lang="zh")
 
 
 def test_the_animation_picks_a_call_and_speaks_chinese(pool: WorkerPool) -> None:

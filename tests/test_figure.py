@@ -1,8 +1,9 @@
 """What the Backward page's figure draws, judged for a corpus: every learner program
 (tests/learner_programs) and every preset that runs a backward pass, built as the page builds
 it, at each place of its timeline. No two numbers overlap, no number covers a node, none
-leaves the plot, and none is cut: judged from the figure itself (text, font size, where it
-stands, the plot's size and ranges), at a phone's width and a desktop's.
+leaves the plot, none is cut, and no line leading to a number in a margin crosses another:
+judged from the figure itself (text, font size, where it stands, the plot's size and ranges),
+at a phone's width and a desktop's. A number with no room is counted, never lost.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from explorer.runner.trace import Trace
 from explorer.runner.worker import WorkerPool
 from explorer.safety.limits import Limits
 from explorer.ui.backward import HEIGHT
-from explorer.views.animation import NUMBERS, NUMBERS_UP_TO, figure, growing
+from explorer.views.animation import LEADERS, NUMBERS, NUMBERS_UP_TO, figure, growing, left_off
 from explorer.views.export import animation_view
 from explorer.views.render import LayoutError, positions, svg
 from explorer.views.timeline import timeline
@@ -39,6 +40,8 @@ CHAR, LINE = 0.6, 1.2  # a monospaced character's width and a line's height, in 
 # How a run the pool did not finish ends: each program runs in plain PyTorch
 # (tests/test_corpus.py), so here these say only that the machine was too busy.
 UNRUN = ("TimeLimit", "MemoryLimit", "Busy", "WorkerUnavailable", "WorkerCrashed")
+CROWDED = ("x = torch.tensor([0.5, -1.0, 2.0, 3.0], requires_grad=True)\ny = x\n"  # 58 nodes
+           "for i in range(18):\n    y = torch.tanh(y * x) + y\nout = y.sum()\nout.backward()\n")
 
 
 @pytest.fixture(scope="module")
@@ -70,6 +73,23 @@ def _apart(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
     return a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1]
 
 
+def leaders_drawn(chart: go.Figure) -> list[tuple[float, float, float, float]]:
+    """Each dotted line leading to a number in a margin: (x0, y0, x1, y1)."""
+    trace = chart.to_dict()["data"][LEADERS]
+    xs, ys = trace["x"], trace["y"]
+    return [(xs[k], ys[k], xs[k + 1], ys[k + 1]) for k in range(len(xs) - 1)
+            if None not in (xs[k], xs[k + 1])]
+
+
+def _through(line: tuple[float, ...], box: tuple[float, ...], rim: float = 0.1) -> bool:
+    """Whether `line` runs through `box` (less a `rim` for the figure's rounding), sampled
+    finely enough for any box drawn."""
+    x0, y0, x1, y1 = line
+    inner = (box[0] + rim, box[1] + rim, box[2] - rim, box[3] - rim)
+    return any(inner[0] < x0 + (x1 - x0) * t < inner[2] and inner[1] < y0 + (y1 - y0) * t
+               < inner[3] for t in (k / 2000 for k in range(2001)))
+
+
 def judge(chart: go.Figure, nodes: dict[str, tuple[float, ...]], where: str) -> int:
     """Assert what `chart` draws is readable; the numbers it writes."""
     made = chart.to_dict()["layout"]
@@ -85,6 +105,9 @@ def judge(chart: go.Figure, nodes: dict[str, tuple[float, ...]], where: str) -> 
                 assert _apart(box, other), (where, width, text, "on node", node)
             for second, other in drawn[k + 1:]:
                 assert _apart(box, other), (where, width, text, "on", second)
+        for line in leaders_drawn(chart):
+            for text, box in drawn:
+                assert not _through(line, box), (where, width, text, "crossed by", line)
     return len(numbers_drawn(chart, WIDTHS[0]))
 
 
@@ -134,11 +157,14 @@ def test_the_oracle_sees_numbers_on_top_of_each_other() -> None:
     layout = {"height": 400, "margin": {"t": 0, "b": 0},
               "xaxis": {"range": [0, 200]}, "yaxis": {"range": [0, 200]}}
 
-    def chart(xs: list[float], texts: list[str]) -> go.Figure:
-        data: list[dict[str, Any]] = [{"type": "scatter"} for _ in range(NUMBERS)]
-        data.append({"type": "scatter", "mode": "text", "x": xs, "y": [150.0] * len(xs),
-                     "text": texts, "textposition": "middle center",
-                     "textfont": {"size": 11, "family": "monospace"}})
+    def chart(xs: list[float], texts: list[str],
+              leader: tuple[list[float], list[float]] = ([], [])) -> go.Figure:
+        data: list[dict[str, Any]] = [{"type": "scatter"} for _ in range(LEADERS + 1)]
+        data[NUMBERS] = {"type": "scatter", "mode": "text", "x": xs, "y": [150.0] * len(xs),
+                         "text": texts, "textposition": "middle center",
+                         "textfont": {"size": 11, "family": "monospace"}}
+        data[LEADERS] = {"type": "scatter", "mode": "lines", "x": leader[0] or [None],
+                         "y": leader[1] or [None]}
         return go.Figure(data=data, layout=layout)
 
     assert judge(chart([40, 160], ["1.", "2."]), nodes, "apart") == 2
@@ -148,14 +174,36 @@ def test_the_oracle_sees_numbers_on_top_of_each_other() -> None:
             judge(chart(xs, texts), nodes, "bad")
     with pytest.raises(AssertionError):
         judge(chart([50], ["1."]), {"a": (50.0, 150.0, 20.0, 10.0)}, "on a node")
+    # A line from the number at 160 to what it is about, at 10: past the one at 40, or across.
+    assert judge(chart([40, 160], ["1.", "2."], ([10, 155, None], [170, 150, None])),
+                 nodes, "past") == 2
+    with pytest.raises(AssertionError):
+        judge(chart([40, 160], ["1.", "2."], ([10, 155, None], [152, 150, None])), nodes,
+              "across")
+
+
+def test_a_number_with_no_room_is_counted(pool: WorkerPool) -> None:
+    """Every number a step has said is drawn or counted as left off: crowded into a short
+    picture or with room in a tall one, the two add up to the same."""
+    trace = pool.run(CROWDED)
+    call = trace.backward[-1]
+    shown = animation_view(trace, call)
+    layout, picture = positions(shown.dot), svg(shown.dot)
+    said = []
+    for height in (HEIGHT, 8 * HEIGHT):
+        chart = figure(call, layout, picture, shown.groups, at=len(call["steps"]) - 1,
+                       numbers=True, animated=False, height=height)
+        said.append((len(numbers_drawn(chart, WIDTHS[0])), left_off(chart)))
+    assert said[0][1] > 0 and said[0][1] > said[1][1], said  # no room: some, fewer with room
+    assert said[0][0] + said[0][1] == said[1][0] + said[1][1], said
+    animated = figure(call, layout, picture, shown.groups, numbers=True, height=HEIGHT)
+    assert left_off(animated) >= said[0][1]  # of the whole pass
 
 
 def test_the_figure_of_a_pass_is_built_quickly(pool: WorkerPool) -> None:
     """A 58-node pass with numbers turned on: the page draws a step in well under a second of
     its own time (a process's: other work on the machine does not count), however crowded."""
-    code = ("x = torch.tensor([0.5, -1.0, 2.0, 3.0], requires_grad=True)\ny = x\n"
-            "for i in range(18):\n    y = torch.tanh(y * x) + y\nout = y.sum()\nout.backward()\n")
-    trace = pool.run(code)
+    trace = pool.run(CROWDED)
     call = trace.backward[-1]
     shown = animation_view(trace, call)
     layout, picture = positions(shown.dot), svg(shown.dot)

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from explorer.runner.snapshot import tensor_values
-from explorer.views.numbers import written, written_each
+from explorer.views.numbers import PRECISION, exact, full_decimals, written, written_each
 from explorer.views.present import preview, variable_rows
 
 
@@ -62,3 +62,46 @@ def test_values_past_the_limit_are_left_off_whole() -> None:
         assert all(v in _printed(torch.tensor(values)) for v in kept.strip("[").split(", ") if v)
         assert not re.search(r"\d…", shown), shown
     assert preview(0.6 + 0.8j, 4) == "0.6000+0.8000j"  # one number: whole, however long
+
+
+def _reals() -> list[torch.Tensor]:
+    """Float tensors of every float dtype, their values needing few or many decimals."""
+    rng = torch.Generator().manual_seed(0)
+    return [t for t in _tensors() if t.is_floating_point()] + [
+        torch.randn(5, generator=rng).to(dtype) * 10.0 ** k
+        for dtype in (torch.float16, torch.bfloat16, torch.float32, torch.float64)
+        for k in (-6, 0, 3)] + [torch.tensor([0.1, 1 / 3]), torch.tensor(1 / 3).double()]
+
+
+@pytest.mark.parametrize("t", _reals(), ids=lambda t: str(t.dtype))
+def test_values_in_full_are_print_at_the_fewest_decimals_that_read_back(t: torch.Tensor) -> None:
+    values, _ = tensor_values(t, 100)
+    shown, decimals = exact(values, str(t.dtype)), full_decimals(values, str(t.dtype))
+    assert shown == _printed_at(t, decimals)  # as print(t) writes it at that precision
+    assert _reads_back(shown, t)  # every value, exactly
+    if decimals > PRECISION:  # and no fewer decimals would do
+        assert not _reads_back(_printed_at(t, decimals - 1), t)
+
+
+def _printed_at(t: torch.Tensor, precision: int) -> str:
+    """`_printed` with torch.set_printoptions(precision=precision)."""
+    torch.set_printoptions(precision=precision)
+    try:
+        return _printed(t)
+    finally:
+        torch.set_printoptions(profile="default")
+
+
+def _reads_back(shown: str, t: torch.Tensor) -> bool:
+    """Whether the numbers written in `shown`, read as `t`'s dtype, are `t`'s values."""
+    numbers = re.findall(r"-?(?:\d+\.\d*(?:e[-+]\d+)?|nan|inf)", shown)
+    back = torch.tensor([float(n) for n in numbers], dtype=t.dtype)
+    return torch.equal(back.isnan(), t.flatten().isnan()) and torch.equal(
+        back.nan_to_num(), t.flatten().nan_to_num())
+
+
+def test_a_leading_block_in_full_says_where_the_rest_would_be() -> None:
+    assert exact([[0.5, 1.0], [2.0, 3.0]], shape=[5, 2]) == \
+        "[[0.5000, 1.0000], [2.0000, 3.0000], …]"
+    assert exact([[0.5, 1.0]], shape=[3, 9]) == "[[0.5000, 1.0000, …], …]"
+    assert exact([[0.5, 1.0]], "torch.float32", [1, 2]) == "[[0.5000, 1.0000]]"  # whole

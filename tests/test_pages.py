@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import json
+import math
+import re
 
+import pyarrow
 import pytest
+import torch
 from streamlit.testing.v1 import AppTest
 
 from explorer.content.examples import EXAMPLES
+from explorer.content.i18n import text
 from explorer.content.lessons import lessons
 from tests.conftest import editor_code, graph_viewer
+from tests.test_thin import BIG
 
 SEED = ("x = torch.ones(2, 2, requires_grad=True)\ny = x + 2\nz = y * y * 3\nout = z.mean()\n"
         "out.backward()\nprint(x.grad)\n")
@@ -33,6 +39,17 @@ def _run(at: AppTest, code: str) -> AppTest:
     at.button(key="playground.run").click().run()
     assert not at.exception
     return at
+
+
+def _shown(frame: object) -> list[list[str]]:
+    """What a dataframe element shows in its cells: its Styler's display values."""
+    table = pyarrow.ipc.open_stream(frame.proto.arrow_data.styler.display_values).read_all()
+    return [list(row.values()) for row in table.to_pylist()]
+
+
+def _sorts_as_numbers(frame: object) -> bool:
+    """Whether every column of a dataframe element holds numbers (as its sorting compares)."""
+    return all(kind in "fiucb" for kind in frame.value.dtypes.map(lambda d: d.kind))
 
 
 def _text(at: AppTest) -> str:
@@ -75,6 +92,19 @@ def test_step_controls_walk_through_the_statements() -> None:
     assert list(at.table[0].value["name"]) == ["x", "y", "z", "● out"]
     at.button(key="playground.step.last").click().run()
     assert "State after line 6" in _text(at)
+
+
+def test_a_thinned_records_older_steps_say_what_of_each_tensor_was_kept() -> None:
+    at = _run(_playground(), BIG)  # ~18 MiB whole: the older steps keep 100 values of each
+    said = _text(at)
+    assert "so it was thinned to" in said and "first 100 values" in said
+    at.slider(key="playground.step").set_value(2).run()  # after v0, ..., v7 = torch.randn(1000)…
+    at.selectbox(key="playground.inspect").set_value("v0").run()
+    v0 = torch.Generator().manual_seed(0)  # BIG's first statement, as the run seeds it
+    norm = float(torch.linalg.vector_norm(torch.randn(1000, generator=v0).double()))
+    shown = re.search(r"Showing the leading 100 of 1,000 elements\. The 2-norm of all 1,000: "
+                      r"([0-9.]+)\.", _text(at))
+    assert shown and math.isclose(float(shown[1]), norm, rel_tol=1e-12)
 
 
 def test_a_pytorch_error_is_shown_with_its_line_and_an_explanation() -> None:
@@ -156,9 +186,9 @@ def test_the_backward_page_shows_v_and_the_vjp_the_engine_wrote() -> None:
     assert not at.exception
     assert "Vector–Jacobian product" in _text(at) and "vᵀJ, added to x.grad" in _text(at)
     assert "one more backward pass per element" in _text(at)  # why J is not shown
-    # As print(v) writes it: tensor([1.0000e-01, 1.0000e+00, 1.0000e-04])
-    assert list(at.dataframe[-1].value.to_numpy().ravel()) == ["1.0000e-01", "1.0000e+00",
-                                                               "1.0000e-04"]
+    # As print(v) writes it: tensor([1.0000e-01, 1.0000e+00, 1.0000e-04]); numbers inside.
+    assert _shown(at.dataframe[-1]) == [["1.0000e-01"], ["1.0000e+00"], ["1.0000e-04"]]
+    assert list(at.dataframe[-1].value[0]) == pytest.approx([0.1, 1.0, 0.0001])
     vjp = json.loads(at.code[-1].value)  # vᵀJ = 2x · v, as the engine wrote it
     assert vjp == pytest.approx([0.2, 2.0, 0.0002])
 
@@ -169,3 +199,89 @@ def test_a_program_without_backward_says_so() -> None:
     at.session_state["backward.code"] = "x = torch.ones(3, requires_grad=True)\ny = x * 2\n"
     at.button(key="backward.run").click().run()
     assert not at.exception and "never calls backward()" in _text(at)
+
+
+def test_a_table_of_numbers_sorts_them_as_numbers_and_shows_them_as_print_does() -> None:
+    at = _run(_playground(), "w = torch.tensor([[10.0, 2.5], [9.0, 100.0], [1e-3, -3.0]])\n")
+    frame = at.dataframe[0]
+    assert _sorts_as_numbers(frame)  # 9 before 10 before 100, not "1.0000e+01" first
+    assert list(frame.value.sort_values(0)[0]) == pytest.approx([1e-3, 9.0, 10.0])
+    # As print(w) writes them: tensor([[ 1.0000e+01,  2.5000e+00], …])
+    assert _shown(frame) == [["1.0000e+01", "2.5000e+00"], ["9.0000e+00", "1.0000e+02"],
+                             ["1.0000e-03", "-3.0000e+00"]]
+
+
+def _graph(code: str, lang: str = "en") -> AppTest:
+    at = _app(lang)
+    at.switch_page("pages/2_Graph.py").run()
+    at.session_state["graph.code"] = code
+    at.button(key="graph.run").click().run()
+    assert not at.exception
+    return at
+
+
+def _choose(at: AppTest, name: str) -> AppTest:
+    """Choose the node whose details are titled `name (id)`."""
+    box = at.selectbox(key="graph.node")
+    return box.set_value(next(i for i in box.options if i.startswith(f"{name} ("))).run()
+
+
+def test_a_chosen_tensors_details_give_its_values_and_grad_in_full() -> None:
+    at = _graph("x = torch.tensor([0.1, 1 / 3], requires_grad=True)\ny = (x * x).sum()\n"
+                "y.backward()\n")
+    said = _text(_choose(at, "x"))
+    assert "`x` values (full precision)" in said and "`x` .grad (full precision)" in said
+    # Each value reads back as the float32 it is (print(x) shows 0.3333 only): as print(x)
+    # writes them with torch.set_printoptions(precision=8), and 7 for x.grad.
+    assert "[0.10000000, 0.33333334]" in said and "[0.2000000, 0.6666667]" in said
+    assert "leading" not in said
+
+
+def test_the_details_of_a_large_tensor_say_what_was_kept_of_it() -> None:
+    at = _graph("x = torch.arange(5000.0, requires_grad=True)\ny = x.sum()\n")
+    norm = math.sqrt(sum(k * k for k in range(5000)))
+    at = _choose(at, "x")
+    assert f"Showing the leading 1,000 of 5,000 elements. The 2-norm of all 5,000: {norm!r}." \
+        in _text(at)
+    assert any(c.value.endswith("998., 999., …]") for c in at.code)  # not written as whole
+
+
+def _marked(at: AppTest) -> list[int]:
+    """The lines (first, last) the editor marks."""
+    (editor,) = (e.proto for e in at.get("bidi_component")
+                 if e.proto.component_name.endswith("autograd_explorer.editor"))
+    return json.loads(editor.json)["step"]
+
+
+def test_the_graph_pages_mark_is_the_line_its_caption_names_with_a_node_chosen() -> None:
+    at = _choose(_graph(SEED), "MulBackward0")  # the last one: `* 3`, on line 3
+    assert "Line 3 made `MulBackward0` · state after line 6" in _text(at)
+    assert _marked(at) == [3, 3]
+    at.button(key="graph.step.back").click().run()  # a step moved to: its line
+    assert "State after line 5" in _text(at) and "made `MulBackward0`" not in _text(at)
+    assert _marked(at) == [5, 5]
+    assert at.selectbox(key="graph.node").value is not None  # still in the picture: chosen
+    assert "made on line" in at.table[0].value.iloc[:, 0].tolist()
+    at.button(key="graph.step.first").click().run()  # a picture without it: none chosen
+    assert at.selectbox(key="graph.node").value is None
+    assert "State after line 1" in _text(at) and _marked(at) == [1, 1]
+    at.button(key="graph.step.last").click().run()
+    assert at.selectbox(key="graph.node").value is None and _marked(at) == [6, 6]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_backward_page_says_how_many_numbers_had_no_room_and_where_to_read_them(
+        lang: str) -> None:
+    at = _app(lang)
+    at.switch_page("pages/5_Backward.py").run()
+    at.session_state["backward.code"] = (
+        "x = torch.tensor([0.5, -1.0, 2.0, 3.0], requires_grad=True)\ny = x\n"
+        "for i in range(18):\n    y = torch.tanh(y * x) + y\nout = y.sum()\nout.backward()\n")
+    at.button(key="backward.run").click().run()
+    at.toggle(key="backward.numbers").set_value(True).run()  # off for a graph this big
+    at.button(key="backward.replay.1.last").click().run()
+    assert not at.exception
+    count = json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]["meta"]["left_off"]
+    assert count > 0
+    said = [c.value for c in at.caption if text("numbers_left_off", lang, count=count) in c.value]
+    assert len(said) == 1 and text("engine_steps", lang) in said[0]

@@ -4,6 +4,7 @@ engine's steps), its picture, and a panel on the place shown."""
 from __future__ import annotations
 
 import functools
+import math
 from typing import Any
 
 # Imported whole before any download can build a figure on its own thread: plotly checks
@@ -19,10 +20,10 @@ from explorer.runner.graph_view import node_lines
 from explorer.runner.trace import Step, Trace
 from explorer.ui.graph import layout_failed
 from explorer.ui.link import keep, restore
-from explorer.ui.steps import after_line, mark, step_controls
-from explorer.views.animation import NUMBERS_UP_TO, figure, frames_of, growing
+from explorer.ui.steps import after_line, mark, number_table, step_controls
+from explorer.views.animation import NUMBERS_UP_TO, figure, frames_of, growing, left_off
 from explorer.views.export import animation_html, animation_view
-from explorer.views.numbers import number, written, written_each
+from explorer.views.numbers import exact, flat, number
 from explorer.views.present import preview, statement
 from explorer.views.render import LayoutError, positions, svg
 from explorer.views.timeline import Timeline, timeline
@@ -57,6 +58,7 @@ def backward_pass(page: str, trace: Trace, lang: str, chosen: int | None = None,
     chart = st.container()  # the picture, then its controls right under it
     line = timeline(trace, call, forward=code is not None, shown=shown)
     index = _position(page, call, line, lang)
+    left = st.container()  # the numbers the picture had no room for, once it is drawn
     st.markdown(f"#### {text('engine_steps', lang)}")
     panel = st.container()
     st.caption(text("animation_help", lang))
@@ -96,6 +98,9 @@ def backward_pass(page: str, trace: Trace, lang: str, chosen: int | None = None,
     chart.plotly_chart(picture_now, key=key, config={"displaylogo": False},
                        on_select=functools.partial(_clicked, page, key, call["call"], index),
                        selection_mode="points")
+    if count := left_off(picture_now):
+        left.caption(f"{text('numbers_left_off', lang, count=count)}  \n"  # a line each
+                     f"{text('numbers_in_panel', lang, heading=text('engine_steps', lang))}")
     _vjp(call, lang)
 
 
@@ -161,13 +166,13 @@ def _engine_panel(call: dict[str, Any], graph: dict[str, Any], index: int, lang:
     with received:
         st.markdown(f"**{text('received', lang)}**")
         for grad in step["grad_outputs"]:
-            _gradient(grad)
+            _gradient(grad, lang)
     with sent:
         st.markdown(f"**{text('sent', lang)}**")
         for grad in step["grad_inputs"]:
             if grad:
                 st.caption(f"→ {_name(nodes.get(grad['to'], {}), grad['to'])}")
-                _gradient(grad)
+                _gradient(grad, lang)
         if not any(step["grad_inputs"]):
             st.caption(text("sent_nothing", lang))
     written = [g for g in call["leaf_grads"] if g["after"] <= index + 1]
@@ -181,20 +186,24 @@ def _engine_panel(call: dict[str, Any], graph: dict[str, Any], index: int, lang:
                   for leaf, g in latest.items()])
 
 
-def _gradient(grad: dict[str, Any] | None) -> None:
+def _gradient(grad: dict[str, Any] | None, lang: str) -> None:
+    """A gradient the engine passed, every digit (a grid as a table); of a large one, what
+    was kept, said to be a leading block."""
     if not grad:
         st.caption("None")
         return
     values = grad["values"]
+    cut = grad["truncated"] and isinstance(values, list)
     if isinstance(values, list) and values and isinstance(values[0], list) and not (
             values[0] and isinstance(values[0][0], list)):
-        st.dataframe(written_each(values), width="stretch",
+        number_table(values, grad["dtype"], width="stretch",
                      height=min(38 + 35 * len(values), 250))
     else:
-        st.code(written(values), language=None, wrap_lines=True)
-    st.caption(f"shape {plain(tuple(grad['shape']))} · ‖g‖ = {number(grad['norm'])} · "
-               f"{plain(grad['device'])}"
-               + (" · …" if grad["truncated"] else ""))
+        st.code(exact(values, grad["dtype"], grad["shape"]), language=None, wrap_lines=True)
+    kept = [text("truncated", lang, shown=f"{len(flat(values)):,}",
+                 total=f"{math.prod(grad['shape']):,}")] if cut else []
+    st.caption(" · ".join([f"shape {plain(tuple(grad['shape']))}",
+                           f"‖g‖ = {number(grad['norm'])}", plain(grad["device"]), *kept]))
 
 
 def _name(node: dict[str, Any], fallback: str) -> str:
@@ -213,12 +222,13 @@ def _vjp(call: dict[str, Any], lang: str) -> None:
     delivered = [s for s in call["steps"] if s["name"] == "AccumulateGrad"]
     columns = st.columns(1 + len(delivered))
     columns[0].markdown("**v**")
-    columns[0].dataframe(written_each([[x] for x in call["vector"]]), width="stretch")
+    with columns[0]:
+        number_table([[x] for x in call["vector"]], width="stretch")
     for column, step in zip(columns[1:], delivered, strict=True):
         name = plain(names.get(step["node"], step["node"]))
         column.markdown(f"**{text('vjp_result', lang, leaf=name)}**")
         with column:
-            _gradient(step["grad_outputs"][0] if step["grad_outputs"] else None)
+            _gradient(step["grad_outputs"][0] if step["grad_outputs"] else None, lang)
 
 
 

@@ -23,9 +23,10 @@ from explorer.runner.trace import Trace
 from explorer.ui.code_editor import ASSETS
 from explorer.ui.common import SETTINGS
 from explorer.ui.link import keep, restore
-from explorer.ui.steps import mark
+from explorer.ui.steps import Made
 from explorer.views.animation import NUMBERS_UP_TO
-from explorer.views.present import node_values
+from explorer.views.numbers import exact
+from explorer.views.present import kept, node_values, variable
 from explorer.views.render import MAX_STATEMENTS, LayoutError, TooLarge, TooTangled, png, svg
 
 # Our viewer and graphviz's SVG of the server's own DOT: no markup from the program. The
@@ -62,27 +63,27 @@ def layout(dot: str) -> str:
     return svg(dot)
 
 
-def show_graph(view: View, trace: Trace, lang: str, key: str, height: int | str = HEIGHT,
-               where: Any = None) -> None:
-    """The graph with pan/zoom and hover details (in the container `where`, if given), then
-    downloads (the picture, and the `trace` it came from) and a node inspector."""
+def show_graph(view: View, trace: Trace, index: int, lang: str, key: str,
+               height: int | str = HEIGHT, where: Any = None) -> Made | None:
+    """The graph after step `index` with pan/zoom and hover details (in the container
+    `where`, if given), then downloads (the picture, and the `trace` it came from) and a node
+    inspector; the node chosen at this step, if any, to mark."""
     where = where or st.container()  # the frame alone there, kept from picture to picture
     try:
         with st.spinner(text("laying_out", lang)):
             picture = layout(view.dot)
     except LayoutError as error:
         where.error(layout_failed(error, lang))
-        return
-    chosen = st.session_state.get(f"{key}.node")
+        return None
+    chosen = _chosen(view, key, index)
 
     def clicked() -> None:  # a node's id, from the viewer: its details open, its line marked
         node = st.session_state[f"{key}.viewer"].node
         if node in view.nodes:
-            st.session_state[f"{key}.node"] = node
+            st.session_state.update({f"{key}.node": node, f"{key}.node_at": index})
 
     with where:
-        _viewer(key, picture, chosen if chosen in view.nodes else None, height,
-                text("graph_title", lang), on_node_change=clicked)
+        _viewer(key, picture, chosen, height, text("graph_title", lang), on_node_change=clicked)
     st.caption(text("graph_help", lang))
     svg_file, png_file, dot_file, json_file = st.columns(4)
     svg_file.download_button(text("download_svg", lang), picture, "autograd-graph.svg",
@@ -96,7 +97,20 @@ def show_graph(view: View, trace: Trace, lang: str, key: str, height: int | str 
     json_file.download_button(text("download_json", lang), trace.to_json, "trace.json",
                               "application/json", key=f"{key}.json", on_click="ignore",
                               width="stretch")
-    _inspector(view, node_lines(trace), lang, key)
+    return _inspector(view, trace, index, lang, key)
+
+
+def _chosen(view: View, key: str, index: int) -> str | None:
+    """The node whose details are open: a link's, or the learner's, if the picture has it
+    (else none). Its line is marked at the step it was chosen at, until another is shown
+    (`{key}.node_at`: that step)."""
+    if restore("node", f"{key}.node", list(view.nodes)):
+        st.session_state[f"{key}.node_at"] = index
+    if st.session_state.get(f"{key}.node") not in view.nodes:
+        st.session_state[f"{key}.node"] = None
+    if st.session_state.get(f"{key}.node_at") != index:
+        st.session_state[f"{key}.node_at"] = None
+    return st.session_state[f"{key}.node"]
 
 
 def layout_failed(error: LayoutError, lang: str) -> str:
@@ -112,25 +126,49 @@ def layout_failed(error: LayoutError, lang: str) -> str:
     return text("layout_failed", lang, reason=plain(SETTINGS.cause(error, lang)))
 
 
-def _inspector(view: View, lines: dict[str, tuple[int, int]], lang: str, key: str) -> None:
-    """A node's details, with the line that made it, which the editor marks."""
-    choices = list(view.nodes)
-    restore("node", f"{key}.node", choices)
-    chosen = st.selectbox(text("node_details", lang), choices, index=None, key=f"{key}.node",
-                          format_func=lambda i: _title(view.nodes[i]), placeholder="—")
+def _inspector(view: View, trace: Trace, index: int, lang: str, key: str) -> Made | None:
+    """A node's details after step `index`: the line that made it, what it is and, for a
+    variable's tensor, its values and `.grad` in full; the node, if chosen at this step."""
+    chosen = st.selectbox(text("node_details", lang), list(view.nodes), index=None,
+                          key=f"{key}.node", format_func=lambda i: _title(view.nodes[i]),
+                          placeholder="—", on_change=lambda: st.session_state.update(
+                              {f"{key}.node_at": index}))
     keep("node", chosen)
-    if chosen is not None:
-        if chosen in lines:
-            mark(key, lines[chosen])
-        made = [(text("made_on_line", lang), lines[chosen][0])] if chosen in lines else []
-        st.table([{"": k, " ": code_span(str(v))}
-                  for k, v in [*made, *_details(view.nodes[chosen], lang)]])
+    if chosen is None:
+        return None
+    node, lines = view.nodes[chosen], node_lines(trace).get(chosen)
+    made = [(text("made_on_line", lang), lines[0])] if lines else []
+    st.table([{"": k, " ": code_span(str(v))} for k, v in [*made, *_details(node, lang)]])
+    info = variable(node, trace.steps[index].variables)
+    if info is not None:
+        _in_full(node, info, lang)
+    marked = st.session_state.get(f"{key}.node_at") == index and lines is not None
+    return Made(_name(node), lines) if marked else None
+
+
+def _in_full(node: dict[str, Any], info: dict[str, Any], lang: str) -> None:
+    """A variable's tensor values and `.grad`, every digit; of a large one, what was kept,
+    said to be a leading block, with the 2-norm of all of it."""
+    name = code_span(" = ".join(node["names"]))
+    for label, values, norm in ((text("values", lang), info.get("values"), info.get("norm")),
+                                (text("grad", lang), info.get("grad"), info.get("grad_norm"))):
+        if values is None:
+            continue
+        st.markdown(text("in_full", lang, name=name, what=label))
+        st.code(exact(values, info["dtype"], info["shape"]), language=None, wrap_lines=True)
+        if said := kept(values, info["numel"], norm, lang):
+            st.caption(said)
+
+
+def _name(node: dict[str, Any]) -> str:
+    """A node's op, or the names of the variables it is (else its kind)."""
+    if node["kind"] in ("backward", "group"):
+        return node["name"]
+    return ", ".join(node.get("names", [])) or node["kind"]
 
 
 def _title(node: dict[str, Any]) -> str:
-    if node["kind"] in ("backward", "group"):
-        return f"{node['name']} ({node['id']})"
-    return f"{', '.join(node.get('names', [])) or node['kind']} ({node['id']})"
+    return f"{_name(node)} ({node['id']})"
 
 
 def _details(node: dict[str, Any], lang: str) -> list[tuple[str, Any]]:
@@ -143,7 +181,7 @@ def _details(node: dict[str, Any], lang: str) -> list[tuple[str, Any]]:
                 (text("detail_custom", lang), node.get("custom", False))]
         return rows + [(text("detail_saved", lang, name=plain(k)), v)
                        for k, v in node.get("saved", {}).items()]
-    return [(text("detail_tensor", lang), ", ".join(node.get("names", [])) or node["kind"]),
+    return [(text("detail_tensor", lang), _name(node)),
             *((k, node[k]) for k in ("shape", "dtype", "device", "requires_grad", "is_leaf",
                                       "grad_fn", "version"))]
 
@@ -159,9 +197,11 @@ def _fold(page: str, paths: list[str], lang: str) -> list[str]:
     return fold
 
 
-def graph_at_step(page: str, trace: Trace, index: int, lang: str, where: Any = None) -> None:
+def graph_at_step(page: str, trace: Trace, index: int, lang: str,
+                  where: Any = None) -> Made | None:
     """The graph after step `index` (the picture in the container `where`, if given, as
-    over its step controls): root choice, options, and what is not in it."""
+    over its step controls): root choice, options, and what is not in it; the node chosen
+    at this step, if any, to mark."""
     where = where or st.container()
     step = trace.steps[index]
     outside = [name for name, info in step.variables.items()
@@ -175,7 +215,7 @@ def graph_at_step(page: str, trace: Trace, index: int, lang: str, where: Any = N
                 st.warning(text("graph_note", lang, note=plain(trace.graphs[step.graph]["note"])))
         if outside:
             st.caption(text("not_in_graph", lang, names=", ".join(map(code_span, outside))))
-        return
+        return None
     graph = trace.graphs[step.graph]
     named = named_outputs(graph)
     default = default_root(trace, index, named)
@@ -209,7 +249,7 @@ def graph_at_step(page: str, trace: Trace, index: int, lang: str, where: Any = N
     keep("values", numbers)
     if outside:
         st.caption(text("not_in_graph", lang, names=", ".join(map(code_span, outside))))
-    show_graph(shown, trace, lang, key=page, where=where)
+    return show_graph(shown, trace, index, lang, key=page, where=where)
 
 
 def _grouped(shown: View, lang: str) -> list[str]:

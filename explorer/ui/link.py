@@ -79,17 +79,18 @@ def take(param: str) -> Any:
     return opened[1].pop(param, None) if opened else None
 
 
-def restore(param: str, key: str, allowed: Collection[Any] | None = None) -> None:
+def restore(param: str, key: str, allowed: Collection[Any] | None = None) -> bool:
     """Before the widget `key` is drawn: give it the opened link's value of `param`, if it
-    is one of `allowed` (for a list, the members that are)."""
+    is one of `allowed` (for a list, the members that are). Whether it did."""
     value = take(param)
     if value is None:
-        return
+        return False
     if isinstance(value, list):
         value = [v for v in value if allowed is None or v in allowed]
     elif allowed is not None and value not in allowed:
-        return
+        return False
     st.session_state[key] = value
+    return True
 
 
 def keep(param: str, value: Any) -> None:

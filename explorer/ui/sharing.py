@@ -11,11 +11,10 @@ import streamlit as st
 from explorer.content.i18n import text
 from explorer.content.markdown import code_span, plain
 from explorer.runner.trace import Trace
-from explorer.ui.common import LIMITS
 from explorer.ui.link import keep, restore
 from explorer.ui.steps import after_line, error_panel, step_controls
 from explorer.views.numbers import written_each
-from explorer.views.present import statement
+from explorer.views.present import kept, statement
 from explorer.views.sharing import (
     PRESETS,
     Cell,
@@ -152,9 +151,8 @@ def _side(name: str | None, now: dict[str, Any], before: dict[str, Any],
     changed = variable_changes(info, before.get(name))
     st.plotly_chart(heatmap(info["values"], changed, zrange), key=key, width="stretch",
                     config={"displayModeBar": False})
-    if info.get("truncated"):
-        st.caption(text("truncated", lang, shown=f"≥{LIMITS.value_elements:,}",
-                        total=f"{info['numel']:,}"))
+    if said := kept(info["values"], info["numel"], info.get("norm"), lang):
+        st.caption(said)
 
 
 def heatmap(values: Any, changed: set[Cell], zrange: tuple[float, float]) -> go.Figure:

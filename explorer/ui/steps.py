@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
+import pandas
 import streamlit as st
 
 from explorer.content.i18n import text
 from explorer.content.markdown import code_span, plain
 from explorer.runner.trace import Step, Trace
-from explorer.ui.common import LIMITS
 from explorer.ui.link import keep, restore
-from explorer.views.numbers import written, written_each
-from explorer.views.present import statement, variable_rows
+from explorer.views.numbers import PRECISION, full_decimals, parsed, writer, written, written_each
+from explorer.views.present import kept, statement, variable_rows
 
 SPEEDS = {"slow": 1.5, "normal": 0.8, "fast": 0.3}  # seconds a step stays when playing
 KEYS = {"back": "Left", "forward": "Right"}  # keyboard shortcuts of a player's controls
@@ -109,11 +109,21 @@ def mark(page: str, lines: tuple[int, int] | None) -> None:
     st.session_state[f"{page}.marked"] = lines
 
 
-def after_line(page: str, step: Step, lang: str) -> None:
-    """"State after line N" over the step shown, and the editor's mark of the same lines: the
-    one place both come from, on every page."""
-    mark(page, (step.line, step.end_line))
-    st.markdown(f"**{text('after_line', lang, line=step.line)}**")
+class Made(NamedTuple):
+    """A node chosen on the picture: its name, and the lines of the statement that made it."""
+
+    name: str
+    lines: tuple[int, int]
+
+
+def after_line(page: str, step: Step, lang: str, made: Made | None = None) -> None:
+    """"State after line N" over the step shown, and the editor's mark of the same lines; or,
+    for a node `made` chosen at this step, the line that made it, named first and marked: the
+    one place caption and mark come from, on every page."""
+    mark(page, made.lines if made else (step.line, step.end_line))
+    words = text("after_node", lang, line=made.lines[0], node=code_span(made.name),
+                 after=step.line) if made else text("after_line", lang, line=step.line)
+    st.markdown(f"**{words}**")
 
 
 def show_trace(page: str, trace: Trace, code: str, lang: str, below: Any = None) -> None:
@@ -178,14 +188,13 @@ def _variables(now: dict[str, Any], before: dict[str, Any], lang: str, page: str
     name = st.selectbox(text("inspect", lang), inspectable, key=f"{page}.inspect")
     keep("inspect", name)
     info = now[name]
-    for label, values in ((text("values", lang), info["values"]),
-                          (text("grad", lang), info.get("grad"))):
+    for label, values, norm in ((text("values", lang), info["values"], info.get("norm")),
+                                (text("grad", lang), info.get("grad"), info.get("grad_norm"))):
         if values is not None:
             st.markdown(f"{code_span(name)} {label}")
             _values(values)
-    if info.get("truncated"):
-        st.caption(text("truncated", lang, shown=f"≥{LIMITS.value_elements:,}",
-                        total=f"{info['numel']:,}"))
+            if said := kept(values, info["numel"], norm, lang):
+                st.caption(said)
 
 
 def _values(values: Any) -> None:
@@ -195,5 +204,15 @@ def _values(values: Any) -> None:
     elif values and isinstance(values[0], list) and values[0] and isinstance(values[0][0], list):
         st.json(written_each(values), expanded=False)
     else:
-        st.dataframe(written_each(values if values and isinstance(values[0], list) else [values]),
+        number_table(values if values and isinstance(values[0], list) else [values],
                      width="stretch")
+
+
+def number_table(rows: list[list[Any]], dtype: str | None = None, **options: Any) -> None:
+    """A grid of numbers as a table that sorts them as numbers, each written as print(tensor)
+    writes the grid (in full for a tensor of `dtype`, if given); `options` for st.dataframe."""
+    write = writer(rows, full_decimals(rows, dtype) if dtype else PRECISION)
+    table = pandas.DataFrame([[parsed(v) for v in row] for row in rows])
+    if any(kind == "c" for kind in table.dtypes.map(lambda d: d.kind)):
+        table = table.map(write)  # Arrow holds no complex numbers: these sort as text
+    st.dataframe(table.style.format(write), **options)

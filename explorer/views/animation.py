@@ -9,11 +9,12 @@ each edge is labelled with the gradient it carried, a node where edges meet with
 (explorer.views.numbers). No number covers another or a node, or leaves the plot, however
 narrow it is drawn (down to a phone's NARROW pixels): each stands beside what it is about,
 else is written short (a vector as its shape and norm), else stands in a margin with a dotted
-line to what it is about; one with no room even there is left off (hovering its node tells
-it), never cut. Frames hold only overlay data, and long passes are batched into at most
-MAX_FRAMES frames. Frames come in blocks of about sqrt(frames): a block's first frame holds
-every overlay, the others only what changed since it (plotly merges them into it), so the
-figure grows about linearly with the pass.
+line to what it is about that crosses no other number; one with no room even there is left
+off, never cut, and counted (`left_off`: the page says how many, and where to read them).
+Frames hold only overlay data, and long passes are batched into at most MAX_FRAMES frames.
+Frames come in blocks of about sqrt(frames): a block's first frame holds every overlay, the
+others only what changed since it (plotly merges them into it), so the figure grows about
+linearly with the pass.
 """
 
 from __future__ import annotations
@@ -123,6 +124,7 @@ def figure(call: dict[str, Any], layout: dict[str, Any], svg: str,
     settled: list[dict[Any, Any]] = [{} for _ in SETTLED]
     recent: list[dict[Any, Any]] = [{} for _ in RECENT]
     leaves: dict[str, None] = {}
+    unplaced: set[Key] = set()  # the numbers said so far that have no room
     kinds = range(len(RECENT))
 
     def drawn(parts: list[dict[Any, Any]], traces: tuple[int, ...]) -> dict[int, dict[str, Any]]:
@@ -156,6 +158,7 @@ def figure(call: dict[str, Any], layout: dict[str, Any], svg: str,
             leaves.update(dict.fromkeys(n for n in written_at.get(i, []) if n in boxes))
             said.update((k, both[placed[k].short]) for k, both in labels.get(i, {}).items()
                         if k in placed)
+            unplaced.update(k for k in labels.get(i, {}) if k not in placed)
         if not animated and number < shown:
             continue
         values = drawn(recent, RECENT) | {
@@ -184,10 +187,16 @@ def figure(call: dict[str, Any], layout: dict[str, Any], svg: str,
     # are what plotly would make of them is a test. Frames carry only data, not style.
     data = [_scatter(**STYLES[t], **state[t]) for t in range(len(STYLES))]
     if not animated:
-        return go.Figure(data=data, layout=_layout(layout, bounds, svg, [], height, shown),
-                         _validate=False)
+        return go.Figure(data=data, _validate=False, layout=_layout(
+            layout, bounds, svg, [], height, shown, len(unplaced)))
     return go.Figure(data=data, frames=frames, _validate=False, layout=_layout(
-        layout, bounds, svg, [f["name"] for f in frames], height, shown))
+        layout, bounds, svg, [f["name"] for f in frames], height, shown, len(unplaced)))
+
+
+def left_off(chart: go.Figure) -> int:
+    """How many numbers `figure` had no room for, of those said by the step it shows (all
+    of them, animated)."""
+    return (chart.layout.meta or {}).get("left_off", 0)
 
 
 def growing(call: dict[str, Any], layout: dict[str, Any], svg: str,
@@ -346,57 +355,77 @@ class Placed(NamedTuple):
 def _place(said: Said, anchors: dict[Key, Anchor], boxes: dict[str, tuple],
            edges: list[list[tuple[float, float]]], bb: Box,
            height: int) -> tuple[dict[Key, Placed], Box]:
-    """Where each number stands, and the bounds of the plot: no number on another or on a
-    node, none outside the plot where it is drawn smallest, and where it can, none on an
-    edge's line. Greedy, in the order they are said: beside what it is about, else short,
-    else in a margin beside the picture (a line leading to what it is about), the right one
-    widened until all fit (or half the plot is margin: the numbers left without room are
-    left off)."""
+    """Where each number stands, and the bounds of the plot: no number on another, on a
+    node or on a line leading to another, none outside the plot where it is drawn smallest,
+    no leading line across another number, and where it can, none on an edge's line. Greedy,
+    in the order they are said: each beside what it is about, else short; then those left in
+    a margin beside the picture (a line leading to what it is about), the right one widened
+    until all fit or half the plot is margin; the widening that left the fewest without room
+    wins, and those are left off (`left_off`)."""
     texts: dict[Key, list[tuple[str, str]]] = {}
     for step in sorted(said):
         for key, both in said[step].items():
             texts.setdefault(key, []).append(both)
     wide = 0.0  # pixels of margin
+    best: tuple[int, dict[Key, Placed], Box] | None = None
     while True:
         bounds, scale = _bounds(bb, wide, height)
-        taken = _Grid(4 * _extent("", scale)[1])  # the nodes, then each number placed
+        taken = _Grid(4 * _extent("", scale)[1])  # the nodes, then each number and its line
         for x, y, w, h in boxes.values():
             taken.add((x - w / 2 - 1, y - h / 2 - 1, x + w / 2 + 1, y + h / 2 + 1))
+        numbers = _Grid(taken.cell)  # the numbers placed, which no leading line crosses
         lines = _Grid(taken.cell)  # points along the edges, a number best leaves clear
         for x, y in (p for points in edges for p in _along(points, 8)):
             lines.add((x, y, x, y))
+        sizes = {key: [_extent(max((t[level] for t in forms), key=len), scale)
+                       for level in (0, 1)] for key, forms in texts.items()}
         placed: dict[Key, Placed] = {}
-        homeless = 0.0  # pixels the widest number without room needs
-        for key, forms in texts.items():
-            sizes = [_extent(max((t[level] for t in forms), key=len), scale) for level in (0, 1)]
-            spots = [_candidates(anchors[key], w, h, bb, bounds) for w, h in sizes]
-            for level, group in ((0, 0), (1, 0), (0, 1), (1, 1)):  # near, short, in the margin
-                w, h = sizes[level]
-                free = [c for c in spots[level][group] if taken.free(_box(c, w, h), bounds)]
-                spot = next((c for c in free if lines.free(_box(c, w, h), bounds)),
-                            free[0] if free else None)
-                if spot is not None:
-                    placed[key] = Placed(*spot, level, _leader(spot, w, anchors[key])
-                                         if group else None)
-                    taken.add(_box(spot, w, h))
-                    break
-            else:
-                homeless = max(homeless, w * scale)
+        for group in (0, 1):  # beside what it is about, then in a margin
+            for key in (k for k in texts if k not in placed):
+                for level in (0, 1):  # in full, else short
+                    w, h = sizes[key][level]
+                    free = []
+                    for spot in _candidates(anchors[key], w, h, bb, bounds)[group]:
+                        if taken.free(_box(spot, w, h), bounds):
+                            leader = _lead(spot, w, anchors[key], numbers) if group else None
+                            if leader or not group:
+                                free.append((spot, leader))
+                    spot, leader = next(((c, line) for c, line in free
+                                         if lines.free(_box(c, w, h), bounds)),
+                                        free[0] if free else (None, None))
+                    if spot is not None:
+                        placed[key] = Placed(*spot, level, leader)
+                        taken.add(_box(spot, w, h))
+                        numbers.add(_box(spot, w, h))
+                        if leader is not None:
+                            taken.add(leader, line=True)
+                        break
+        if best is None or len(texts) - len(placed) < best[0]:
+            best = len(texts) - len(placed), placed, bounds
+        # pixels the widest number without room needs
+        homeless = max((sizes[k][1][0] * scale for k in texts if k not in placed), default=0)
         if not homeless or wide + homeless > NARROW / 2:
-            return placed, bounds
+            return best[1], best[2]
         wide += homeless + GAP
 
 
-def _leader(spot: tuple[float, float], w: float,
-            anchor: Anchor) -> tuple[float, float, float, float]:
+def _lead(spot: tuple[float, float], w: float, anchor: Anchor,
+          numbers: _Grid) -> tuple[float, float, float, float] | None:
     """The line from the side of a number `w` wide at `spot` facing what it is about to
-    that: its edge's middle, or its node's side."""
+    that, across no number in `numbers`: to its edge, as near its middle as can be, or to
+    its node's side (None: no such line)."""
     if isinstance(anchor, list):
-        along = _along(anchor)
-        x, y = along[len(along) // 2]
+        ends = _middle_out(_along(anchor))
     else:
-        x, y = anchor[0] + anchor[2] / 2 * (1 if spot[0] > anchor[0] else -1), anchor[1]
-    return spot[0] + w / 2 * (-1 if spot[0] > x else 1), spot[1], x, y
+        ends = [(anchor[0] + anchor[2] / 2 * (1 if spot[0] > anchor[0] else -1), anchor[1])]
+    return next((line for x, y in ends if numbers.clear(
+        line := (spot[0] + w / 2 * (-1 if spot[0] > x else 1), spot[1], x, y))), None)
+
+
+def _middle_out(points: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """`points`, from the middle one out."""
+    middle = len(points) // 2
+    return [points[k] for k in sorted(range(len(points)), key=lambda k: abs(k - middle))]
 
 
 def _candidates(anchor: Anchor, w: float, h: float, bb: Box,
@@ -406,13 +435,11 @@ def _candidates(anchor: Anchor, w: float, h: float, bb: Box,
     height or above or below."""
     near = []
     if isinstance(anchor, list):
-        along = _along(anchor)
-        middle = len(along) // 2
-        for k in sorted(range(len(along)), key=lambda k: abs(k - middle)):
-            x, y = along[k]
+        along = _middle_out(_along(anchor))
+        for x, y in along:
             near += [(x + w / 2 + GAP_PT, y), (x - w / 2 - GAP_PT, y), (x, y + h / 2 + GAP_PT),
                      (x, y - h / 2 - GAP_PT)]
-        y0 = along[middle][1]
+        y0 = along[0][1]
     else:
         x, y0, bw, bh = anchor
         for dy in (0, h, -h, 2 * h, -2 * h):
@@ -428,26 +455,37 @@ def _candidates(anchor: Anchor, w: float, h: float, bb: Box,
 
 
 class _Grid:
-    """Boxes filed by the square cells of side `cell` they cover: which are near a box."""
+    """Boxes, and lines, filed by the square cells of side `cell` that their bounds cover:
+    which are near a box, or a line."""
 
     def __init__(self, cell: float) -> None:
         self.cell = cell
-        self.cells: dict[tuple[int, int], list[Box]] = defaultdict(list)
+        self.cells: dict[tuple[int, int], list[tuple[Box, bool]]] = defaultdict(list)
 
-    def add(self, box: Box) -> None:
+    def add(self, box: Box, line: bool = False) -> None:
+        """File `box`, or (`line`) the line from (box[0], box[1]) to (box[2], box[3])."""
         for cell in self._cells(box):
-            self.cells[cell].append(box)
+            self.cells[cell].append((box, line))
 
     def free(self, box: Box, bounds: Box) -> bool:
-        """Whether `box` lies within `bounds` and on no box filed."""
+        """Whether `box` lies within `bounds`, on no box filed and across no line filed."""
         return bounds[0] <= box[0] and bounds[1] <= box[1] and box[2] <= bounds[2] and (
-            box[3] <= bounds[3]) and not any(_overlap(box, other) for cell in self._cells(box)
-                                             for other in self.cells.get(cell, ()))
+            box[3] <= bounds[3]) and not any(
+                _crosses(other, box) if line else _overlap(box, other)
+                for cell in self._cells(box) for other, line in self.cells.get(cell, ()))
+
+    def clear(self, line: Box | None) -> bool:
+        """Whether `line` (None: none) crosses no box filed."""
+        return line is None or not any(_crosses(line, other) for cell in self._cells(line)
+                                       for other, is_line in self.cells.get(cell, ())
+                                       if not is_line)
 
     def _cells(self, box: Box) -> list[tuple[int, int]]:
         c = self.cell
-        return [(i, j) for i in range(math.floor(box[0] / c), math.floor(box[2] / c) + 1)
-                for j in range(math.floor(box[1] / c), math.floor(box[3] / c) + 1)]
+        x0, x1 = sorted((box[0], box[2]))
+        y0, y1 = sorted((box[1], box[3]))
+        return [(i, j) for i in range(math.floor(x0 / c), math.floor(x1 / c) + 1)
+                for j in range(math.floor(y0 / c), math.floor(y1 / c) + 1)]
 
 
 def _along(points: list[tuple[float, float]], steps: int = 4) -> list[tuple[float, float]]:
@@ -466,6 +504,23 @@ def _along(points: list[tuple[float, float]], steps: int = 4) -> list[tuple[floa
 def _box(centre: tuple[float, float], w: float, h: float) -> Box:
     x, y = centre
     return x - w / 2, y - h / 2, x + w / 2, y + h / 2
+
+
+def _crosses(line: Box, box: Box) -> bool:
+    """Whether the line from (line[0], line[1]) to (line[2], line[3]) runs through the inside
+    of `box` (Liang–Barsky: the part of the line within each side's half-plane)."""
+    x, y, dx, dy = line[0], line[1], line[2] - line[0], line[3] - line[1]
+    start, end = 0.0, 1.0
+    for towards, room in ((-dx, x - box[0]), (dx, box[2] - x), (-dy, y - box[1]),
+                          (dy, box[3] - y)):
+        if towards == 0:
+            if room <= 0:
+                return False  # parallel to this side, outside it or on it
+        elif towards < 0:
+            start = max(start, room / towards)
+        else:
+            end = min(end, room / towards)
+    return start < end
 
 
 def _overlap(a: Box, b: Box) -> bool:
@@ -568,14 +623,16 @@ def _points(xs: list[float | None], ys: list[float | None]) -> dict[str, Any]:
 
 
 def _layout(layout: dict[str, Any], bounds: Box, svg: str, names: list[str], height: int,
-            active: int) -> dict[str, Any]:
+            active: int, left: int) -> dict[str, Any]:
     """The picture under the plot (within `bounds`, with room for the numbers), and play
-    buttons and a slider over the frames `names` (none without frames)."""
+    buttons and a slider over the frames `names` (none without frames); `left` numbers left
+    off (`left_off`)."""
     x0, y0, x1, y1 = layout["bb"]
     image = "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode()
     pad = PAD
     still = dict(
         height=height, margin={"l": 10, "r": 10, "t": 34, "b": 10}, plot_bgcolor="white",
+        meta={"left_off": left},
         xaxis={"visible": False, "range": [bounds[0], bounds[2]]},
         yaxis={"visible": False, "range": [bounds[1], bounds[3]], "scaleanchor": "x"},
         images=[{"source": image, "xref": "x", "yref": "y", "x": x0 - pad, "y": y1 + pad,

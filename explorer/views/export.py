@@ -14,7 +14,7 @@ from typing import Any
 from explorer.content.i18n import text
 from explorer.runner.graph_view import View, default_root, named_outputs, view
 from explorer.runner.trace import Trace
-from explorer.views.animation import NUMBERS_UP_TO, figure, frames_of
+from explorer.views.animation import NUMBERS_UP_TO, figure, frames_of, left_off
 from explorer.views.present import node_values
 from explorer.views.render import png, positions, svg
 
@@ -125,6 +125,8 @@ def animation_html(trace: Trace, call: int | None = None, lang: str = "en",
              text("animation_help", lang)]
     if len(frames_of(steps)) < steps:
         lines.append(text("batched", lang, steps=steps, frames=len(frames_of(steps))))
+    if count := left_off(chart):
+        lines.append(text("numbers_left_off", lang, count=count))
     plot = chart.to_html(include_plotlyjs=True, full_html=False, auto_play=False,
                          div_id="animation", config={"displaylogo": False})
     return PAGE.substitute(lang=html.escape(lang), title=html.escape(title), figure=plot,

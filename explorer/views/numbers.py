@@ -1,16 +1,25 @@
 """How the explorer writes numbers, in one place: as `print(tensor)` does with PyTorch's
 default print options (torch._tensor_str): the values of one tensor share one style, with
 4 decimals (`0.1000`), whole numbers as `2.`, and scientific notation (`1.0000e-04`) when
-their magnitudes call for it; integers and booleans as they are. Pure: no torch.
+their magnitudes call for it; integers and booleans as they are. In full (`exact`), with as
+many decimals as `torch.set_printoptions(precision=…)` needs for each value to read back as
+the tensor's own. Pure: no torch.
 """
 
 from __future__ import annotations
 
 import contextlib
 import math
+import struct
+from collections.abc import Callable
 from typing import Any, Literal
 
 PRECISION = 4
+MOST = 24  # decimals that write any double in full: 17 significant digits from 1e-4 up
+# How a dtype's values are stored, where not as a double: the struct format that rounds a
+# double to it, or bfloat16 (`_stored`).
+STORED = {"float16": "e", "complex32": "e", "float32": "f", "complex64": "f",
+          "bfloat16": "bfloat16"}
 Style = Literal["whole", "fixed", "sci"]
 
 
@@ -27,13 +36,14 @@ def style(values: list[Any]) -> Style:
     return "whole" if whole else "fixed"
 
 
-def number(value: Any, how: Style | None = None, imag: Style | None = None) -> str:
-    """One value written in style `how` (None: its own); a complex one with its imaginary
-    part in style `imag`."""
+def number(value: Any, how: Style | None = None, imag: Style | None = None,
+           decimals: int = PRECISION) -> str:
+    """One value written in style `how` (None: its own) with `decimals`; a complex one with
+    its imaginary part in style `imag`."""
     value = parsed(value)
     if isinstance(value, complex):
-        real = number(value.real, how or style([value.real]))
-        im = number(value.imag, imag or style([value.imag]))
+        real = number(value.real, how or style([value.real]), decimals=decimals)
+        im = number(value.imag, imag or style([value.imag]), decimals=decimals)
         return f"{real}{'' if im.startswith(('-', '+')) else '+'}{im}j"
     if not _float(value):
         return str(value)  # ints, booleans, a text a run sent (<values unavailable…>)
@@ -41,15 +51,15 @@ def number(value: Any, how: Style | None = None, imag: Style | None = None) -> s
     if not math.isfinite(value):
         return str(value)
     if how == "sci":
-        return f"{value:.{PRECISION}e}"
-    return f"{value:.0f}." if how == "whole" else f"{value:.{PRECISION}f}"
+        return f"{value:.{decimals}e}"
+    return f"{value:.0f}." if how == "whole" else f"{value:.{decimals}f}"
 
 
 def written(values: Any, limit: int | None = None) -> str:
     """Nested values as PyTorch writes a tensor's (`[[1., 2.], [3., 4.]]`), all in one
     style; past `limit` characters, the values that do not fit are left off whole (`…`),
     never cut."""
-    tokens = list(_tokens(values, _styles(values)))
+    tokens = list(_tokens(values, _styles(values), PRECISION))
     whole = "".join(tokens)
     if limit is None or len(whole) <= limit or not isinstance(values, list):
         return whole  # one number is written whole, however long
@@ -63,14 +73,67 @@ def written(values: Any, limit: int | None = None) -> str:
     return "".join(kept) + "…" + "]" * depth
 
 
+def exact(values: Any, dtype: str = "float64", shape: list[int] | None = None) -> str:
+    """Nested values of a tensor of `dtype` written in full: as print(tensor) writes them
+    with the fewest decimals (PRECISION at least) at which each reads back as the value it
+    is, in that dtype; values that are a leading block of a tensor of `shape`, with `…`
+    where the rest would be."""
+    return "".join(_tokens(values, _styles(values), full_decimals(values, dtype), shape))
+
+
+def full_decimals(values: Any, dtype: str = "float64") -> int:
+    """The decimals `exact` writes values of a tensor of `dtype` with."""
+    how = _styles(values)
+    stored = STORED.get(dtype.removeprefix("torch."))
+    return max((_decimals(v, how, stored) for v in flat(values)), default=PRECISION)
+
+
+def _decimals(value: Any, how: tuple[Style, Style], stored: str | None) -> int:
+    """The fewest decimals (PRECISION at least) that write `value` so that it reads back."""
+    value = parsed(value)
+    parts = [value.real, value.imag] if isinstance(value, complex) else [value]
+    if not any(_float(v) and math.isfinite(v) for v in parts):
+        return PRECISION
+    for decimals in range(PRECISION, MOST):
+        shown = number(value, *how, decimals=decimals)
+        back = parsed(shown) if isinstance(value, complex) else float(shown.rstrip("."))
+        if _same(back, value, stored):
+            return decimals
+    return MOST
+
+
+def _same(a: Any, b: Any, stored: str | None) -> bool:
+    """Whether `a` and `b` are one value once stored as `stored` (None: as doubles)."""
+    if isinstance(b, complex):
+        return _same(a.real, b.real, stored) and _same(a.imag, b.imag, stored)
+    if stored is None or not math.isfinite(b):
+        return a == b or (math.isnan(a) and math.isnan(b))
+    return _stored(a, stored) == _stored(b, stored)
+
+
+def _stored(value: float, stored: str) -> Any:
+    """The bits of `value` stored as `stored`: a struct format, or bfloat16 (a float32's top
+    16 bits, rounded to the nearest, ties to even)."""
+    if stored != "bfloat16":
+        return struct.pack(stored, value)
+    bits = int.from_bytes(struct.pack("<f", value), "little")
+    return (bits + 0x7FFF + (bits >> 16 & 1)) >> 16
+
+
 def written_each(values: Any) -> Any:
     """Nested values with each written in the style of them all: a table's cells."""
-    how = _styles(values)
+    write = writer(values)
 
     def each(item: Any) -> Any:
-        return [each(v) for v in item] if isinstance(item, list) else number(item, *how)
+        return [each(v) for v in item] if isinstance(item, list) else write(item)
 
     return each(values)
+
+
+def writer(values: Any, decimals: int = PRECISION) -> Callable[[Any], str]:
+    """What writes one of nested `values` in the style of them all, with `decimals`."""
+    how = _styles(values)
+    return lambda value: number(value, *how, decimals=decimals)
 
 
 def _styles(values: Any) -> tuple[Style, Style]:
@@ -80,16 +143,20 @@ def _styles(values: Any) -> tuple[Style, Style]:
     return style(reals), style([v.imag for v in items if isinstance(v, complex)])
 
 
-def _tokens(values: Any, how: tuple[Style, Style]) -> Any:
-    """The brackets, separators and numbers that write `values`."""
+def _tokens(values: Any, how: tuple[Style, Style], decimals: int,
+            shape: list[int] | None = None) -> Any:
+    """The brackets, separators and numbers that write `values`, with `decimals`; `, …`
+    after those fewer than the `shape` they are the start of."""
     if not isinstance(values, list):
-        yield number(values, *how)
+        yield number(values, *how, decimals=decimals)
         return
     yield "["
     for k, item in enumerate(values):
         if k:
             yield ", "
-        yield from _tokens(item, how)
+        yield from _tokens(item, how, decimals, shape and shape[1:])
+    if shape and len(values) < shape[0]:
+        yield ", …"
     yield "]"
 
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from explorer.content.i18n import text
 from explorer.content.markdown import code_span, plain
 from explorer.runner.trace import Variables
-from explorer.views.numbers import flat, number, parsed, written
+from explorer.views.numbers import exact, flat, number, parsed, written
 
 
 def preview(values: Any, limit: int = 40) -> str:
@@ -50,13 +51,31 @@ def described(info: dict[str, Any], chars: int = CHARS) -> str:
                    bool(info.get("truncated")), chars)
 
 
+def kept(values: Any, numel: int, norm: float | None, lang: str) -> str | None:
+    """What of a tensor's `numel` values a page has, when it has only a leading block: how
+    many, and the 2-norm of all of them if it was sent; None when it has them all."""
+    count = len(flat(values)) if isinstance(values, list) else 0
+    if not isinstance(values, list) or count >= numel:
+        return None
+    said = text("truncated", lang, shown=f"{count:,}", total=f"{numel:,}")
+    if norm is not None:
+        said += " " + text("norm_of_all", lang, total=f"{numel:,}", norm=exact(norm))
+    return said
+
+
+def variable(node: dict[str, Any], variables: Variables) -> dict[str, Any] | None:
+    """The tensor variable a graph node names, as a step describes it (None: none)."""
+    info = next((variables[n] for n in node.get("names", ()) if n in variables), None)
+    return info if info is not None and info.get("kind") == "tensor" else None
+
+
 def node_values(graph: dict[str, Any], variables: Variables) -> dict[str, str]:
     """Graph node id -> the values and, once written, the `.grad` of the variable it names,
     as a few characters to write under its label."""
     notes = {}
     for node in graph["nodes"]:
-        info = next((variables[n] for n in node.get("names", ()) if n in variables), None)
-        if info is None or info.get("kind") != "tensor":
+        info = variable(node, variables)
+        if info is None:
             continue
         lines = [f"= {described(info)}"] if info.get("values") is not None else []
         if info.get("grad") is not None:
