@@ -18,10 +18,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from explorer.runner.execute import FILENAME
 from explorer.runner.trace import Trace
 from explorer.runner.worker import default_pool
 from explorer.safety.limits import Limits
+from explorer.safety.sandbox import FILENAME
 from tests.plain import PlainRun, run_plain, without_addresses
 
 CORPUS = Path(__file__).parent / "learner_programs"
@@ -29,12 +29,7 @@ PROGRAMS = {f"{path.parent.name}/{path.stem}": path.read_text()
             for path in sorted(CORPUS.glob("*/*.py"))}
 # Programs the sandbox refuses for now, with the reason: each is compared as soon as it runs.
 UNHURRIED = Limits(time_s=60)  # the app's limits but time: gradcheck makes 600 backward calls
-REFUSED = {
-    "fastai/mymodule_setattr": "a class's own `__setattr__` and `super().__setattr__(k, v)` "
-                               "are dunder names, outside the sandbox (`setattr` runs, checked)",
-    "fastai/registering_modules": "`functools` is not importable: its `update_wrapper` sets "
-                                  "attributes by name, and `reduce` alone has no stand-in yet",
-}
+REFUSED: dict[str, str] = {}
 
 
 @pytest.fixture(scope="module")

@@ -106,6 +106,18 @@ CLOSED = {
                             "may not be a dunder name"),
     "module-dict-update": ("torch.nn.ModuleDict().update({'__array__': torch.nn.ReLU()})",
                            "may not be a dunder name"),
+    # `super().__setattr__` (fast.ai's DummyModule) sets what `setattr` may set, no more.
+    "super-setattr-dunder": ("class A:\n    def put(self, k, v):\n"
+                             "        super().__setattr__(k, v)\nA().put('__class__', int)",
+                             "`.__class__` may be read, not changed"),
+    "super-setattr-library": ("class T(torch.nn.Module):\n    def put(self, k, v):\n"
+                              "        super().__setattr__(k, v)\nT().put('_parameters', {})",
+                              "private attribute `._parameters` of a library"),
+    "super-setattr-other": ("class A:\n    pass\nsuper(A, A()).__setattr__('__dict__', {})",
+                            "`.__dict__` may be read, not changed"),
+    "super-setattr-getattr": ("class A:\n    def f(self):\n"
+                              "        return getattr(super(), '__setattr__')\nA().f()",
+                              "`.__setattr__`"),
 }
 
 
@@ -126,6 +138,33 @@ def test_the_time_stand_in_makes_nothing_but_times() -> None:
                     "type(time)(x=1)\n")
     assert trace.stdout == "float <module 'time' (its clocks and sleep)>\n"
     assert trace.error is not None and trace.error["type"] == "TypeError"
+
+
+def test_a_class_of_the_programs_may_set_its_attributes_through_its_parent() -> None:
+    trace = execute("class Seen:\n    def __init__(self):\n        self.names = []\n"
+                    "    def __setattr__(self, k, v):\n        if k != 'names':\n"
+                    "            self.names.append(k)\n        super().__setattr__(k, v)\n"
+                    "s = Seen()\ns.w = torch.ones(2)\ns._hidden = 1\nprint(s.names, s.w.sum())\n"
+                    "class M(torch.nn.Module):\n    def __setattr__(self, k, v):\n"
+                    "        super().__setattr__(k, v)\nm = M()\nm.lin = torch.nn.Linear(2, 1)\n"
+                    "print([n for n, _ in m.named_parameters()])\n")
+    assert trace.ok, trace.error
+    assert trace.stdout == "['w', '_hidden'] tensor(2.)\n['lin.weight', 'lin.bias']\n"
+
+
+def test_the_functools_stand_in_gives_reduce_and_partial_and_nothing_else() -> None:
+    trace = execute("from functools import reduce, partial\nimport functools\n"
+                    "print(reduce(lambda a, b: a * b, [1, 2, 3, 4]), partial(pow, 2)(10))\n"
+                    "print(functools.reduce is reduce, functools)\n"
+                    "functools.update_wrapper\n")
+    assert trace.stdout == ("24 1024\nTrue <module 'functools' (reduce and partial)>\n")
+    assert trace.error is not None and trace.error["type"] == "AttributeError", trace.error
+    assert trace.error["line"] == 5
+    for reach, kind in (("from functools import wraps", "AttributeError"),
+                        ("type(functools)(x=1)", "TypeError"),  # makes no namespace
+                        ("torch.nn.modules.module.functools.wraps", "Refused")):  # torch's
+        error = execute(f"import functools\n{reach}\n").error
+        assert error is not None and error["type"] == kind, (reach, error)
 
 
 def test_no_install_path_reaches_the_learner() -> None:

@@ -41,12 +41,12 @@ from explorer.safety.limits import LimitExceeded, Limits, LoopLimit, NumberLimit
 from explorer.safety.sandbox import BLOCKED_ATTRS, Refused
 
 USER_MODULE = "__main__"  # a program's `__name__`, and its classes' `__module__`
-PROGRAM_FILE = "<program>"  # the file name a program is compiled under (explorer.runner.execute)
 MAX_INT_BITS = 1_000_000  # about 300,000 decimal digits
 
 SAFE_ROOTS = ("torch", "numpy", "math", "random")
 MODULES: dict[str, Any] = {
-    name: importlib.import_module(name) for name in sandbox.MODULES - {"time", "__future__"}
+    name: importlib.import_module(name)
+    for name in sandbox.MODULES - {"time", "functools", "__future__"}
 }
 
 
@@ -64,6 +64,23 @@ class _Clock:
 
 
 MODULES["time"] = _Clock()
+
+
+class _Functools:
+    """The `functools` a program imports: `reduce` and `partial`, as lessons use them, and
+    nothing else (`update_wrapper` and `wraps` set attributes by name). A class of its own,
+    as `_Clock` is."""
+
+    __slots__ = ()
+    reduce, partial = staticmethod(functools.reduce), staticmethod(functools.partial)
+
+    def __repr__(self) -> str:
+        return "<module 'functools' (reduce and partial)>"
+
+
+MODULES["functools"] = _Functools()
+# What a stand-in module hands out, though it comes from a module a program may not reach.
+STAND_INS = frozenset({id(functools.reduce), id(functools.partial)})
 # A run is repeatable (explorer.runner.results) only if everything it reached is known to
 # behave the same every time. Known: what these modules define (a value's class, a class
 # itself), less the names below and NumPy's dates. Anything else (the `time` stand-in, the
@@ -298,6 +315,13 @@ def _setattr(obj: Any, name: str, value: Any) -> None:
     setattr(_settable(obj, name), name, value)
 
 
+def _super_setattr(parent: super, name: Any, value: Any) -> None:
+    """`super().__setattr__(name, value)`, checked like `setattr(self, name, value)`."""
+    name = _checked(name, store=True)
+    _settable(parent.__self__, name)
+    getattr(parent, "__setattr__")(name, value)  # noqa: B009 - the parent's, by design
+
+
 def _delattr(obj: Any, name: str) -> None:
     """`delattr(obj, name)`, checked like `del obj.name` written in the program."""
     name = _checked(name, store=True)
@@ -318,6 +342,8 @@ def _attr(obj: Any, name: str) -> Any:
         raise Refused(None, f"`.{name}` of a storage is outside the sandbox: a storage may be "
                             "read (`data_ptr`, `size`, `nbytes`, `element_size`, `tolist`…), "
                             "not changed")
+    if type(obj) is super and name == "__setattr__":
+        return functools.partial(_super_setattr, obj)
     if not _own(obj):
         sandbox.check_private(name, None)
     value = getattr(obj, name)
@@ -340,7 +366,8 @@ def _attr(obj: Any, name: str) -> Any:
         if (origin == "time" or getattr(value, "__name__", None) in ENTROPY
                 or not (_known(obj) and _known(value))):
             _unrepeatable[0] += 1
-        if isinstance(origin, str) and _outside(origin, module=False):
+        if isinstance(origin, str) and _outside(origin, module=False) and (
+                id(value) not in STAND_INS):
             raise Refused(None, f"`.{name}` leads to `{origin}`, which is outside the sandbox")
         if _runs_by_name(value):
             raise Refused(None, f"`.{name}` imports modules or runs code by a name it is given, "
@@ -553,7 +580,7 @@ def _program_stack() -> list[str]:
     """The stack anomaly mode keeps with each new node (`metadata["traceback_"]`), as plain
     Python shows a script's: from the program's first frame on, without the explorer's."""
     frames = traceback.extract_stack()
-    first = next((i for i, f in enumerate(frames) if f.filename == PROGRAM_FILE), len(frames))
+    first = next((i for i, f in enumerate(frames) if f.filename == sandbox.FILENAME), len(frames))
     kept = [f for f in frames[first:] if not f.filename.startswith(EXPLORER_DIR)]
     for frame in kept:
         frame.filename = next((frame.filename[len(d):] for d in LIBRARY_DIRS

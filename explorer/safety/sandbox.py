@@ -13,14 +13,18 @@ import ast
 import re
 from dataclasses import dataclass, field
 
-# Modules a program may import (`time` binds a clock-only stand-in, `__future__` nothing).
+FILENAME = "<program>"  # the file name a program is parsed and compiled under
+
+# Modules a program may import (`time` and `functools` bind stand-ins with a few of their
+# functions, `__future__` nothing).
 # Submodules reachable by attribute from these are checked like any other attribute.
 MODULES = frozenset({
     "torch", "torch.nn", "torch.nn.functional", "torch.autograd", "torch.autograd.functional",
     "torch.optim", "torch.linalg", "torch.fft", "torch.special", "torch.cuda",
     "torch.distributions", "torch.func", "torch.autograd.forward_ad", "torch.autograd.function",
     "torch.nn.utils", "torch.utils.data", "torch.testing", "numpy", "numpy.linalg",
-    "numpy.random", "numpy.lib.stride_tricks", "math", "random", "time", "__future__",
+    "numpy.random", "numpy.lib.stride_tricks", "math", "random", "time", "functools",
+    "__future__",
 })
 
 # Private names of a library's objects that teach something and give no reach: a tensor's
@@ -68,7 +72,11 @@ DUNDER_METHODS = frozenset({
     "__init__", "__call__", "__len__", "__getitem__", "__setitem__", "__iter__", "__next__",
     "__repr__", "__str__", "__contains__", "__enter__", "__exit__", "__eq__", "__ne__",
     "__lt__", "__le__", "__gt__", "__ge__", "__hash__", "__bool__", "__neg__", "__pos__",
-    "__abs__", *(f"__{kind}{op}__" for op in ARITHMETIC for kind in ("", "r", "i"))})
+    "__abs__", "__setattr__", *(f"__{kind}{op}__" for op in ARITHMETIC
+                                for kind in ("", "r", "i"))})
+# What a method may reach of its class's parent by name: `super().__init__(...)`, and
+# `super().__setattr__(k, v)` in a `__setattr__` of its own (checked as `setattr` is).
+SUPER_METHODS = frozenset({"__init__", "__setattr__"})
 
 # Statements and expressions of the teaching subset. Anything else is refused by name.
 ALLOWED_NODES = (
@@ -141,11 +149,11 @@ def prepare(code: str) -> Program:
 def _parse(code: str) -> ast.Module:
     """`ast.parse`, every failure of it a `SyntaxError` or `Refused` naming the problem."""
     try:
-        return ast.parse(code, "<program>")
+        return ast.parse(code, FILENAME)
     except UnicodeEncodeError as error:  # a lone surrogate such as "\ud800" is not text
         line = code.count("\n", 0, error.start) + 1
         raise SyntaxError(f"character U+{ord(code[error.start]):04X} is not valid text",
-                          ("<program>", line, None, None)) from None
+                          (FILENAME, line, None, None)) from None
     except ValueError as error:  # a NUL character, on Python versions that say so this way
         raise SyntaxError(str(error)) from None
     except (MemoryError, RecursionError):  # the parser ran out of stack
@@ -220,7 +228,7 @@ class _Checker(ast.NodeVisitor):
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         store = not isinstance(node.ctx, ast.Load)
-        if store or not (node.attr == "__init__" and _is_super_call(node.value)):
+        if store or not (node.attr in SUPER_METHODS and _is_super_call(node.value)):
             check_attr(node.attr, node.lineno, store=store)
         self.generic_visit(node)
 
