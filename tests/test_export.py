@@ -4,6 +4,7 @@ that plays offline; `python -m explorer export` writing them; the page playing i
 from __future__ import annotations
 
 import html
+import json
 import os
 import re
 import struct
@@ -18,7 +19,7 @@ from playwright.sync_api import expect
 
 from explorer.cli import write_whole
 from explorer.content.i18n import text
-from explorer.runner.graph_view import named_outputs, view
+from explorer.runner.graph_view import added, named_outputs, view
 from explorer.runner.trace import Trace
 from explorer.runner.worker import WorkerPool
 from explorer.views.animation import figure, left_off
@@ -56,19 +57,21 @@ def seed(pool: WorkerPool) -> Trace:
 def test_the_dot_is_the_graph_pages_default_view_of_the_last_step(
         seed: Trace, pool: WorkerPool) -> None:
     # The Graph page draws the graph of the variable assigned last (`out`; backward()
-    # assigns nothing), with saved tensors and attributes, chains collapsed, and values and
-    # .grad under the labels of a small graph.
+    # assigns nothing), with saved tensors and attributes, chains collapsed, values and
+    # .grad under the labels of a small graph, and the last statement's nodes marked.
     out = named_outputs(seed.graph)["out"]
     notes = node_values(seed.graph, seed.steps[-1].variables)
     assert graph_dot(seed) == view(seed.graph, [out], True, True, collapse=True,
-                                   notes=notes).dot
+                                   notes=notes).dot  # backward() added no node
     assert "MeanBackward0" in graph_dot(seed) and "grad 4.5000" in graph_dot(seed)
     # Here the last assigned is `z`: its graph holds AddBackward0, not y's MulBackward0.
     trace = pool.run("x = torch.ones(2, requires_grad=True)\ny = x * 2\nz = x + 1\n")
     z = named_outputs(trace.graph)["z"]
+    new = added(trace.graph, trace.graphs[trace.steps[-2].graph])
     assert graph_dot(trace) == view(trace.graph, [z], notes=node_values(
-        trace.graph, trace.steps[-1].variables)).dot
+        trace.graph, trace.steps[-1].variables), marked=new).dot
     assert "AddBackward0" in graph_dot(trace) and "MulBackward0" not in graph_dot(trace)
+    assert any(n["id"] in new and n.get("name") == "AddBackward0" for n in trace.graph["nodes"])
 
 
 def test_svg_and_png_are_graphviz_drawings_of_that_graph(seed: Trace) -> None:
@@ -160,6 +163,11 @@ def test_the_animation_picks_a_call_and_speaks_chinese(pool: WorkerPool) -> None
     assert "<h1>Backward pass of root 0 (call #2)</h1>" in animation_html(trace)
     first = animation_html(trace, call=1, lang="zh")
     assert '<html lang="zh">' in first and "<h1>root 0 的反向传播（第 #1 次调用）</h1>" in first
+    menus = first[first.rfind('"updatemenus"'):]  # plotly's own buttons, in Chinese too
+    menus = menus[:menus.find('"sliders"')]
+    assert [json.loads(f'"{label}"') for label in re.findall(r'"label":"((?:[^"\\]|\\.)*)"',
+                                                            menus)] == [
+        "▶ 播放", "▶▶ 快", "▶ 慢", "❚❚ 暂停"]
 
 
 def test_write_whole_replaces_a_file_whole_or_leaves_everything_as_it_was(

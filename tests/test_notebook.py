@@ -3,6 +3,7 @@ Jupyter kernel, and what `show` gives opened offline in Chromium."""
 
 from __future__ import annotations
 
+import html
 import re
 from pathlib import Path
 from typing import Any
@@ -10,6 +11,7 @@ from typing import Any
 import pytest
 
 import explorer
+from explorer.content.i18n import text
 from tests.conftest import ARTIFACTS, ROOT
 
 CODE = "x = torch.ones(2, requires_grad=True)\ny = (x * 3).sum()\ny.backward()\n"
@@ -32,9 +34,12 @@ def test_show_is_self_contained_html() -> None:
     assert not re.search(r"""<script[^>]+src=|<link[^>]+href=["']?https?:""", page)
 
 
-def test_show_says_what_is_missing() -> None:
-    page = explorer.show("x = 1\nprint(undefined)\n")._repr_html_()
-    assert "NameError (line 2)" in page and "<svg" not in page and "<iframe" not in page
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_show_says_what_is_missing_in_its_language(lang: str) -> None:
+    page = explorer.show("x = 1\nprint(undefined)\n", lang=lang)._repr_html_()
+    assert text("error_on_line", lang, type="NameError", line=2) in page
+    assert html.escape(text("no_graph", lang)) in page
+    assert "<svg" not in page and "<iframe" not in page
 
 
 def test_the_example_notebook_runs_in_a_real_kernel() -> None:

@@ -3,8 +3,9 @@
 
 Each program runs in a real worker pool. For the Graph page's default picture after each
 step checked (the graph of the variable assigned last, saved tensors and attributes shown,
-numbers on a small graph, the nodes the statement added outlined: explorer.ui.graph), the SVG
-graphviz draws is read back, node by node (`<g class="node">`, its `<title>` the node id):
+numbers on a small graph, the nodes the statement added outlined:
+explorer.views.graph_page), the SVG graphviz draws is read back, node by node
+(`<g class="node">`, its `<title>` the node id):
 
 - every tensor variable the program names that is a leaf requiring grad, and that leads to
   the drawn root, is a node drawn in the leaf colour under its own name;
@@ -29,22 +30,18 @@ from typing import Any
 import pytest
 
 from explorer.content.examples import EXAMPLES
-from explorer.runner.execute import FILENAME
 from explorer.runner.graph_view import (
     COLOURS,
     GREY,
-    View,
-    added,
     default_root,
     named_outputs,
-    view,
 )
 from explorer.runner.trace import Trace
 from explorer.runner.worker import WorkerPool
 from explorer.safety.limits import Limits
-from explorer.views.animation import NUMBERS_UP_TO
+from explorer.safety.sandbox import FILENAME
+from explorer.views import graph_page
 from explorer.views.export import animation_view
-from explorer.views.present import node_values
 from explorer.views.render import svg
 from tests.plain import run_plain
 from tests.test_corpus import REFUSED
@@ -88,7 +85,7 @@ def test_the_graph_page_draws_each_leaf_as_a_leaf_and_each_node_in_its_colour(
         graph = trace.graphs[step.graph] if step.graph is not None else None
         if graph is None or graph.get("note"):
             continue
-        shown = _page_view(trace, index)
+        shown = graph_page.drawn(trace, index, graph_page.defaults(trace, index))
         drawn = _drawn(svg(shown.dot))
         where = f"{key}, after line {step.line}"
         for node_id, (fill, _) in drawn.items():
@@ -119,18 +116,6 @@ def test_the_backward_page_draws_each_leaf_behind_a_call_as_a_leaf(
         assert all(shown.nodes.get(i, {}).get("kind") == "leaf" for i in leaves), (key, call)
         drawn = _drawn(svg(shown.dot))
         assert all(drawn[i][0] == _fill(COLOURS["leaf"]) for i in leaves), key
-
-
-def _page_view(trace: Trace, index: int) -> View:
-    """The Graph page's picture after step `index` as it first shows it (explorer.ui.graph)."""
-    step = trace.steps[index]
-    graph = trace.graphs[step.graph]  # type: ignore[index]
-    named = named_outputs(graph)
-    root = default_root(trace, index, named)
-    before = trace.steps[index - 1].graph if index else None
-    notes = node_values(graph, step.variables) if len(graph["nodes"]) <= NUMBERS_UP_TO else None
-    return view(graph, [named[root]] if root else None, notes=notes,
-                marked=added(graph, trace.graphs[before] if before is not None else None))
 
 
 def _checked_steps(trace: Trace, code: str) -> list[int]:

@@ -32,6 +32,7 @@ import torch
 from explorer.runner.graph import Ids, record
 from explorer.runner.modules import Modules
 from explorer.runner.snapshot import leading_block, tensor_values
+from explorer.safety.sandbox import FILENAME
 
 FIRST = 10  # a program's first backward calls recorded in full; later, 2 * FIRST, 4 * FIRST…
 VALUES = 100  # values kept per gradient tensor
@@ -41,7 +42,6 @@ VECTOR_MAX = 64  # elements of a non-scalar root whose `v` is kept for the vᵀJ
 SINGLE_SAFE = (1e-15, 1e18)
 NO_JACOBIAN = ("not built: it takes one more backward pass per element of the output, and the "
                "program's hooks would see every one")
-PROGRAM = "<program>"
 # torch's files between a program's `y.backward()` and torch.autograd.backward.
 TRAMPOLINES = frozenset(os.path.join(os.path.dirname(torch.__file__), *path) for path in (
     ("_tensor.py",), ("overrides.py",), ("utils", "_device.py")))
@@ -211,7 +211,7 @@ def _from_program() -> bool:
     frame = sys._getframe(2)
     while frame is not None and frame.f_code.co_filename in TRAMPOLINES:
         frame = frame.f_back
-    return frame is not None and frame.f_code.co_filename == PROGRAM
+    return frame is not None and frame.f_code.co_filename == FILENAME
 
 
 def _as_tuple(value: Any) -> tuple[Any, ...]:

@@ -30,8 +30,8 @@ from explorer.runner.trace import Step, Trace, error_info, failure
 from explorer.safety import sandbox
 from explorer.safety.guards import Guards, Output, names_a_date, unrepeatable_reached
 from explorer.safety.limits import LimitExceeded, Limits, TimeLimit, memory_message, time_message
+from explorer.safety.sandbox import FILENAME
 
-FILENAME = "<program>"
 # Errors of the place and the moment, not of the program: a run that ends so may not repeat.
 UNREPEATABLE = frozenset({"TimeLimit", "MemoryLimit", "MemoryError"})
 OOM_WORDS = ("can't allocate memory", "not enough memory", "out of memory", "CUDA out of memory")

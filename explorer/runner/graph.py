@@ -39,13 +39,11 @@ import torch
 from graphviz import Digraph
 from torchviz.dot import SAVED_PREFIX, resize_graph
 
-from explorer.runner.graph_view import FREED, edge_line, node_line
+from explorer.runner.graph_view import COLOURS, FREED, NODE_ATTR, edge_line, node_line
 from explorer.runner.modules import Modules, Names
 from explorer.runner.snapshot import version
 from explorer.runner.wire import uncollected
 
-NODE_ATTR = dict(style="filled", shape="box", align="left", fontsize="10", ranksep="0.1",
-                 height="0.2", fontname="monospace")  # torchviz's
 PACKED = "packed by the program's saved-tensor hooks: not read, as that would run its unpack hook"
 MAX_ATTR_CHARS = 50  # torchviz's default
 _SAVED_ATTRS: dict[type, list[str]] = {}  # built-in node type -> its `_saved_*` attributes
@@ -134,7 +132,7 @@ class _Drawing:
             self._base_tensor(t)
         for sid, var in self.saved_variables.items():  # a saved leaf no walk drew
             if sid not in self.nodes:
-                self._tensor_node(sid, var, self._label(var), _colour(var, "darkolivegreen1"))
+                self._tensor_node(sid, var, self._label(var), _kind(var, "output"))
         resize_graph(self.dot)
         graph = {"dot": self.dot.source, "nodes": list(self.nodes.values()), "edges": self.edges}
         return graph | ({"packed": True} if self.packed else {})
@@ -152,17 +150,17 @@ class _Drawing:
     def _base_tensor(self, var: torch.Tensor) -> None:
         """torchviz's add_base_tensor, its recursion into a view's bases unrolled."""
         views: list[tuple[str, str]] = []
-        colour = "darkolivegreen1"
+        kind = "output"
         while self._mark(var):
             sid = self.ids.of_tensor(var)
-            self._tensor_node(sid, var, self._label(var), _colour(var, colour))
+            self._tensor_node(sid, var, self._label(var), _kind(var, kind))
             if var.grad_fn is not None:
                 self._walk(var.grad_fn)
                 self._edge(self.ids.of_fn(var.grad_fn), sid, "grad")
             if not var._is_view():
                 break
             views.append((self.ids.of_tensor(var._base), sid))
-            var, colour = var._base, "darkolivegreen3"
+            var, kind = var._base, "base"
         for base, view in reversed(views):
             self._edge(base, view, "view", style="dotted")
 
@@ -183,7 +181,7 @@ class _Drawing:
         if isinstance(variable, torch.Tensor):
             self._mark(variable)
             var_sid = self.ids.of_tensor(variable)
-            self._tensor_node(var_sid, variable, self._label(variable), "lightblue")
+            self._tensor_node(var_sid, variable, self._label(variable), "leaf")
             self._edge(var_sid, sid, "grad")
         self.dot.body.append(node_line(sid, label, {}))
         self.nodes[sid] = {"id": sid, "kind": "backward", "label": label,
@@ -258,7 +256,7 @@ class _Drawing:
             t_sid = self.ids.of_tensor(t) if t is again else f"{owner}.{label}"
         self._edge(*((t_sid, owner) if custom else (owner, t_sid)), "saved", dir="none")
         if var is None:
-            self._tensor_node(t_sid, t, self._label(t, None if custom else label), "orange")
+            self._tensor_node(t_sid, t, self._label(t, None if custom else label), "saved")
             if custom:
                 self.nodes[t_sid]["custom"] = True  # torchviz always shows these
 
@@ -287,18 +285,16 @@ class _Drawing:
         size = ", ".join(str(v) for v in _shape(t)) if not t.is_nested else "nested"
         return f"{name}\n ({size})"  # torchviz's get_var_name
 
-    def _tensor_node(self, sid: str, t: torch.Tensor, label: str, colour: str) -> None:
-        self.dot.body.append(node_line(sid, label, {"fillcolor": colour}))
+    def _tensor_node(self, sid: str, t: torch.Tensor, label: str, kind: str) -> None:
+        self.dot.body.append(node_line(sid, label, {"fillcolor": COLOURS[kind]}))
         self.nodes[sid] = {
-            "id": sid, "kind": {"lightblue": "leaf", "orange": "saved", "darkolivegreen1":
-                                "output", "darkolivegreen3": "base"}[colour],
-            "label": label, "colour": colour,
+            "id": sid, "kind": kind, "label": label, "colour": COLOURS[kind],
             "names": self.names[id(t)].split(" = ") if id(t) in self.names else [],
             "shape": _shape(t), "dtype": str(t.dtype),
             "device": str(t.device), "requires_grad": t.requires_grad, "is_leaf": t.is_leaf,
             "grad_fn": type(t.grad_fn).__name__ if t.grad_fn is not None else None,
             "version": version(t)}
-        if colour == "lightblue" and (module := self.paths.of_param(t)[1]) is not None:
+        if kind == "leaf" and (module := self.paths.of_param(t)[1]) is not None:
             self.nodes[sid]["module"] = module
 
     def _edge(self, src: str, dst: str, kind: str, **attrs: str) -> None:
@@ -329,9 +325,9 @@ def _packed(fn: Any, attr: str) -> Any:
     return raw if hooked else None
 
 
-def _colour(t: torch.Tensor, colour: str) -> str:
-    """A leaf that requires grad is blue; any other tensor `colour`."""
-    return "lightblue" if t.is_leaf and t.requires_grad else colour
+def _kind(t: torch.Tensor, kind: str) -> str:
+    """A leaf that requires grad is a leaf (blue); any other tensor of `kind`."""
+    return "leaf" if t.is_leaf and t.requires_grad else kind
 
 
 def _shape(t: torch.Tensor) -> list[int]:

@@ -433,11 +433,14 @@ _default_lock = threading.Lock()
 
 
 def default_pool() -> WorkerPool:
-    """The process-wide pool, started on first use and stopped at exit."""
+    """The process-wide pool, as the host's settings make it (explorer.serve.hosting: its
+    workers, limits, error details and walls), started on first use and stopped at exit;
+    the app's pages and `explorer.run` share it."""
     global _default
     with _default_lock:
         if _default is None:
-            _default = WorkerPool(size=settings().workers)
+            host = settings()
+            _default = WorkerPool(size=host.workers, limits=host.limits, details=host.details)
             atexit.register(_default.close)
         return _default
 

@@ -12,21 +12,18 @@ from explorer.content.markdown import code_span, plain
 from explorer.runner.graph_view import (
     FREED,
     View,
-    added,
-    default_root,
     modules,
     named_outputs,
     node_lines,
-    view,
 )
 from explorer.runner.trace import Trace
 from explorer.ui.code_editor import ASSETS
 from explorer.ui.common import SETTINGS
 from explorer.ui.link import keep, restore
 from explorer.ui.steps import Made
-from explorer.views.animation import NUMBERS_UP_TO
+from explorer.views.graph_page import Options, defaults, drawn
 from explorer.views.numbers import exact
-from explorer.views.present import kept, node_values, variable
+from explorer.views.present import kept, variable
 from explorer.views.render import MAX_STATEMENTS, LayoutError, TooLarge, TooTangled, png, svg
 
 # Our viewer and graphviz's SVG of the server's own DOT: no markup from the program. The
@@ -218,12 +215,12 @@ def graph_at_step(page: str, trace: Trace, index: int, lang: str,
         return None
     graph = trace.graphs[step.graph]
     named = named_outputs(graph)
-    default = default_root(trace, index, named)
-    for param, key, value in (("roots", f"{page}.roots.{index}", [default] if default else []),
-                              ("saved", f"{page}.saved", True), ("attrs", f"{page}.attrs", True),
-                              ("expand", f"{page}.expand", False),
-                              ("values", f"{page}.values",
-                               len(graph["nodes"]) <= NUMBERS_UP_TO)):
+    first = defaults(trace, index)
+    for param, key, value in (("roots", f"{page}.roots.{index}", list(first.roots)),
+                              ("saved", f"{page}.saved", first.saved),
+                              ("attrs", f"{page}.attrs", first.attrs),
+                              ("expand", f"{page}.expand", first.expand),
+                              ("values", f"{page}.values", first.numbers)):
         restore(param, key, named if param == "roots" else None)
         st.session_state.setdefault(key, value)
     roots = st.multiselect(text("roots", lang), list(named), key=f"{page}.roots.{index}")
@@ -233,10 +230,8 @@ def graph_at_step(page: str, trace: Trace, index: int, lang: str,
     numbers = options[2].toggle(text("numbers_on_picture", lang), key=f"{page}.values")
     expand = st.session_state[f"{page}.expand"]
     fold = _fold(page, modules(graph), lang)
-    before = trace.steps[index - 1].graph if index else None
-    shown = view(graph, [named[r] for r in roots] or None, saved, attrs, collapse=not expand,
-                 fold=tuple(fold), notes=node_values(graph, step.variables) if numbers else None,
-                 marked=added(graph, trace.graphs[before] if before is not None else None))
+    shown = drawn(trace, index, Options(tuple(roots), saved, attrs, expand, numbers,
+                                        tuple(fold)))
     for note in _grouped(shown, lang) + ([_freed(shown, lang)] if saved else []):
         if note:
             st.caption(note)

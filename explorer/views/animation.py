@@ -188,9 +188,9 @@ def figure(call: dict[str, Any], layout: dict[str, Any], svg: str,
     data = [_scatter(**STYLES[t], **state[t]) for t in range(len(STYLES))]
     if not animated:
         return go.Figure(data=data, _validate=False, layout=_layout(
-            layout, bounds, svg, [], height, shown, len(unplaced)))
+            layout, bounds, svg, [], height, shown, len(unplaced), lang))
     return go.Figure(data=data, frames=frames, _validate=False, layout=_layout(
-        layout, bounds, svg, [f["name"] for f in frames], height, shown, len(unplaced)))
+        layout, bounds, svg, [f["name"] for f in frames], height, shown, len(unplaced), lang))
 
 
 def left_off(chart: go.Figure) -> int:
@@ -623,10 +623,10 @@ def _points(xs: list[float | None], ys: list[float | None]) -> dict[str, Any]:
 
 
 def _layout(layout: dict[str, Any], bounds: Box, svg: str, names: list[str], height: int,
-            active: int, left: int) -> dict[str, Any]:
+            active: int, left: int, lang: str) -> dict[str, Any]:
     """The picture under the plot (within `bounds`, with room for the numbers), and play
-    buttons and a slider over the frames `names` (none without frames); `left` numbers left
-    off (`left_off`)."""
+    buttons (named in `lang`) and a slider over the frames `names` (none without frames);
+    `left` numbers left off (`left_off`)."""
     x0, y0, x1, y1 = layout["bb"]
     image = "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode()
     pad = PAD
@@ -643,8 +643,10 @@ def _layout(layout: dict[str, Any], bounds: Box, svg: str, names: list[str], hei
     return still | dict(
         updatemenus=[{"type": "buttons", "direction": "left", "x": 0, "y": -0.02,
                       "xanchor": "left", "yanchor": "top", "buttons": [
-                          _play("▶ Play", 700), _play("▶▶ Fast", 250), _play("▶ Slow", 1500),
-                          {"label": "❚❚ Pause", "method": "animate", "args": [[None], {
+                          _play(text("play", lang), 700),
+                          _play(f"▶▶ {text('fast', lang)}", 250),
+                          _play(f"▶ {text('slow', lang)}", 1500),
+                          {"label": text("pause", lang), "method": "animate", "args": [[None], {
                               "mode": "immediate", "frame": {"duration": 0}}]}]}],
         sliders=[{"active": active, "x": 0.42, "len": 0.58, "y": -0.02, "yanchor": "top",
                   "currentvalue": {"visible": False}, "steps": [

@@ -12,10 +12,10 @@ from string import Template
 from typing import Any
 
 from explorer.content.i18n import text
-from explorer.runner.graph_view import View, default_root, named_outputs, view
+from explorer.runner.graph_view import View, view
 from explorer.runner.trace import Trace
-from explorer.views.animation import NUMBERS_UP_TO, figure, frames_of, left_off
-from explorer.views.present import node_values
+from explorer.views.animation import figure, frames_of, left_off
+from explorer.views.graph_page import defaults, drawn
 from explorer.views.render import png, positions, svg
 
 PAGE = Template("""<!DOCTYPE html>
@@ -44,36 +44,33 @@ class ExportError(Exception):
     """Nothing to export: no graph, no backward call that ran, or no such call."""
 
 
-def graph_view(trace: Trace) -> View:
+def graph_view(trace: Trace, lang: str = "en") -> View:
     """The Graph page's default view after the last step: the graph of the variable
     assigned most recently, saved tensors and node attributes shown, long chains collapsed,
-    and on a small graph the variables' values and `.grad` under their labels."""
+    and on a small graph the variables' values and `.grad` under their labels (ExportError,
+    in `lang`, when there is none)."""
     index = len(trace.steps) - 1
     if index < 0 or trace.steps[index].graph is None:
-        raise ExportError(text("no_graph", "en"))
+        raise ExportError(text("no_graph", lang))
     graph = trace.graphs[trace.steps[index].graph]
     if graph.get("note"):
-        raise ExportError(text("graph_note", "en", note=graph["note"]))
-    named = named_outputs(graph)
-    root = default_root(trace, index, named)
-    notes = node_values(graph, trace.steps[index].variables) if len(
-        graph["nodes"]) <= NUMBERS_UP_TO else None
-    return view(graph, [named[root]] if root else None, notes=notes)
+        raise ExportError(text("graph_note", lang, note=graph["note"]))
+    return drawn(trace, index, defaults(trace, index))
 
 
-def graph_dot(trace: Trace) -> str:
+def graph_dot(trace: Trace, lang: str = "en") -> str:
     """The DOT of `graph_view`."""
-    return graph_view(trace).dot
+    return graph_view(trace, lang).dot
 
 
-def graph_svg(trace: Trace) -> str:
+def graph_svg(trace: Trace, lang: str = "en") -> str:
     """That graph drawn by graphviz as SVG."""
-    return svg(graph_dot(trace))
+    return svg(graph_dot(trace, lang))
 
 
-def graph_png(trace: Trace) -> bytes:
+def graph_png(trace: Trace, lang: str = "en") -> bytes:
     """That graph drawn by graphviz as PNG."""
-    return png(graph_dot(trace))
+    return png(graph_dot(trace, lang))
 
 
 def trace_json(trace: Trace) -> str:

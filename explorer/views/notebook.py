@@ -8,6 +8,7 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass
 
+from explorer.content.i18n import text
 from explorer.runner.trace import Trace
 from explorer.views.export import ExportError, animation_html, graph_svg
 
@@ -32,10 +33,11 @@ def fragment(trace: Trace, lang: str = "en") -> str:
     if trace.stdout:
         parts.append(f"<pre>{html.escape(trace.stdout)}</pre>")
     if trace.error:
-        line = f" (line {trace.error['line']})" if trace.error.get("line") else ""
-        parts.append(f"<pre style='color:#b00'>{html.escape(trace.error['type'])}{line}: "
+        where = text("error_on_line", lang, type=trace.error["type"], line=trace.error["line"]) \
+            if trace.error.get("line") else trace.error["type"]
+        parts.append(f"<pre style='color:#b00'>{html.escape(where)}: "
                      f"{html.escape(trace.error['message'])}</pre>")
-    for draw in (lambda: graph_svg(trace),
+    for draw in (lambda: graph_svg(trace, lang),
                  lambda: FRAME.format(page=html.escape(animation_html(trace, lang=lang)))):
         try:
             parts.append(draw())

@@ -1,0 +1,46 @@
+"""What the Graph page draws of the graph after a step, with which options, and what it
+draws by default: one definition for the page, its downloads and the tests. Pure."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from explorer.runner.graph_view import View, added, default_root, named_outputs, view
+from explorer.runner.trace import Trace
+from explorer.views.animation import NUMBERS_UP_TO
+from explorer.views.present import node_values
+
+
+@dataclass(frozen=True)
+class Options:
+    """The Graph page's choices: whose graph (variable names; none: every output), saved
+    tensors and node attributes shown, long chains expanded, values under the labels, and
+    the modules drawn as one node each."""
+
+    roots: tuple[str, ...] = ()
+    saved: bool = True
+    attrs: bool = True
+    expand: bool = False
+    numbers: bool = True
+    fold: tuple[str, ...] = ()
+
+
+def defaults(trace: Trace, index: int) -> Options:
+    """The page's first picture after step `index` (which has a graph): the graph of the
+    variable assigned most recently, with values under the labels of a small graph."""
+    graph = trace.graphs[trace.steps[index].graph]  # type: ignore[index]
+    root = default_root(trace, index, named_outputs(graph))
+    return Options(roots=(root,) if root else (), numbers=len(graph["nodes"]) <= NUMBERS_UP_TO)
+
+
+def drawn(trace: Trace, index: int, options: Options) -> View:
+    """The picture of the graph after step `index` with `options`, the nodes its statement
+    added marked."""
+    step = trace.steps[index]
+    graph = trace.graphs[step.graph]  # type: ignore[index]
+    named = named_outputs(graph)
+    before = trace.steps[index - 1].graph if index else None
+    return view(graph, [named[r] for r in options.roots if r in named] or None, options.saved,
+                options.attrs, collapse=not options.expand, fold=options.fold,
+                notes=node_values(graph, step.variables) if options.numbers else None,
+                marked=added(graph, trace.graphs[before] if before is not None else None))
