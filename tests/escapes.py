@@ -217,9 +217,10 @@ ATTACKS: list[Attack] = [
            "    class B(torch.nn.Module):\n        pass", "Refused", "a class body may hold"),
     Attack("class-builtins", "class", "class A(torch.nn.Module):\n    b = __builtins__",
            "Refused", DUNDER),
+    # `super().__setattr__(k, v)` runs (fast.ai's DummyModule), checked as `setattr` is.
     Attack("super-setattr", "class", "class A(torch.nn.Module):\n    def __init__(self):\n"
-           "        super().__init__()\n        super().__setattr__('x', 1)\nA()", "Refused",
-           PRIVATE),
+           "        super().__init__()\n        super().__setattr__('__dict__', {})\nA()",
+           "Refused", "may be read, not changed"),
     Attack("ctx-class", "class", "class F(torch.autograd.Function):\n    @staticmethod\n"
            "    def forward(ctx, x):\n        return ctx.__class__.__mro__", "Refused", PRIVATE),
     Attack("decorator-jit", "class", "@torch.jit.script\ndef f(x):\n    return x", "Refused",
