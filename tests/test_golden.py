@@ -1,6 +1,7 @@
-"""Golden traces: the Trace of every lesson program, kept in tests/golden/<key>.json, so that
-any change of behaviour shows up as a reviewable diff. `pytest tests/test_golden.py
---update-golden` writes them anew.
+"""Golden traces: the Trace of every preset program, kept in tests/golden/<key>.json with its
+graphs' DOT in tests/golden/<key>.gv (every graph in order, as graphviz reads a file of
+several), so that any change of behaviour shows up as a reviewable diff. `pytest
+tests/test_golden.py --update-golden` writes them anew.
 
 A Trace is normalised before it is kept or compared, so that it is the same on every machine:
 no timings; object and memory addresses become tokens in order of first appearance (which
@@ -14,19 +15,19 @@ from __future__ import annotations
 import json
 import math
 import re
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from explorer.content.examples import by_key
-from explorer.content.lessons import lessons
+from explorer.content.examples import EXAMPLES, by_key
 from explorer.runner.worker import WorkerPool
 from explorer.safety.limits import Limits
 
 GOLDEN = Path(__file__).parent / "golden"
-PROGRAMS = list(dict.fromkeys(key for lesson in lessons() for key in lesson.examples))
+PROGRAMS = [example.key for example in EXAMPLES]
 LONG, KEPT, REL = 64, 8, 1e-4
 ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,}")
 NUMBER = re.compile(r"[-+]?(?:nan|inf|\d+\.?\d*(?:e[-+]?\d+)?)", re.IGNORECASE)
@@ -100,13 +101,36 @@ def test_the_lesson_program_behaves_as_its_golden_trace(key: str, golden_pool: W
     assert trace.threads == 1
     actual = normalised(json.loads(trace.to_json()), "torch.empty(" in code or
                         "torch.Tensor(" in code)
-    path = GOLDEN / f"{key}.json"
+    drawn = pictures(actual)
+    path, dots = GOLDEN / f"{key}.json", GOLDEN / f"{key}.gv"
     if request.config.getoption("--update-golden"):
         path.write_text(json.dumps(actual, indent=1, ensure_ascii=False, sort_keys=True) + "\n",
                         encoding="utf-8")
+        dots.unlink(missing_ok=True)
+        if drawn:
+            dots.write_text(drawn, encoding="utf-8")
     assert path.exists(), f"no golden trace for {key}: run with --update-golden"
     differences = same(json.loads(path.read_text(encoding="utf-8")), actual)
     assert not differences, "\n".join(differences[:20])
+    assert (dots.read_text(encoding="utf-8") if dots.exists() else "") == drawn  # no graph: none
+
+
+def pictures(trace: dict[str, Any]) -> str:
+    """The DOT of every graph of `trace` (normalised), in order, each headed by its number,
+    taken out of it; `graph`, the last step's copy, becomes that number."""
+    if trace["graph"] is not None:
+        trace["graph"] = f"graphs[{trace['steps'][-1]['graph']}]"
+    return "".join(f"// graphs[{number}]\n" + (graph.pop("dot") or "// not drawn\n")
+                   for number, graph in enumerate(trace["graphs"]))
+
+
+def test_every_golden_picture_is_dot_that_graphviz_reads_whole() -> None:
+    for path in sorted(GOLDEN.glob("*.gv")):
+        text = path.read_text(encoding="utf-8")
+        read = subprocess.run(["dot", "-Tcanon"], input=text, capture_output=True, text=True,
+                              timeout=60, check=False)
+        assert read.returncode == 0 and not read.stderr, (path.name, read.stderr)
+        assert read.stdout.count("digraph") == text.count("digraph {") > 0, path.name
 
 
 def test_a_golden_trace_catches_a_change() -> None:
