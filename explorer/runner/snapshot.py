@@ -30,6 +30,7 @@ class _Repr(reprlib.Repr):
         return super().repr_instance(x, level)
 
 
+PLAIN = (str, int, float, bool, type(None))  # what a description's values are made of
 _repr = _Repr()
 _repr.maxstring = _repr.maxother = 200
 _repr.maxlist = _repr.maxtuple = _repr.maxdict = _repr.maxset = 20
@@ -194,10 +195,14 @@ def _json_ready(block: np.ndarray) -> Any:
 
 
 def _plain(value: Any) -> Any:
-    """Lists of JSON-ready numbers: non-finite floats and complex numbers become strings."""
-    if isinstance(value, list):
+    """Lists of JSON-ready values: non-finite floats and complex numbers become strings, and
+    what is neither number nor text (an object array's items) its type's name, `<A>`. A
+    description is plain data: it is compared and sent without running the program's code
+    (an item's `__eq__` or `__repr__`)."""
+    if isinstance(value, list | tuple):
         return [_plain(v) for v in value]
-    return _number(value)
+    value = _number(value)
+    return value if type(value) in PLAIN else f"<{type(value).__name__}>"
 
 
 def _number(value: Any) -> Any:
