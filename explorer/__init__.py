@@ -4,22 +4,25 @@
     trace = explorer.run("x = torch.ones(2, requires_grad=True)\\n(x * 3).sum().backward()")
     trace.variables["x"]["grad"]        # [3.0, 3.0]
     explorer.show(code)                 # in Jupyter: output, graph and backward animation
+
+A Trace (`explorer.Trace`) is what one run produced; `Trace.from_json` reads one back.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from explorer.trace import Trace
+
 if TYPE_CHECKING:
-    from explorer.runner.trace import Trace
     from explorer.views.notebook import Shown
 
-__all__ = ["run", "show"]
+__all__ = ["Trace", "run", "show"]
 
 
 def run(code: str, *, device: str = "cpu", seed: int | None = 0) -> Trace:
     """Run `code` in the default worker pool (started on first use) and return its Trace."""
-    from explorer.runner import worker  # here, not above: a worker imports this package too
+    from explorer.pool import worker  # here, not above: a worker imports this package too
 
     return worker.run(code, device=device, seed=seed)
 

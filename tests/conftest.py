@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import expect
 
 from explorer.bench.served import CHROMIUM, CHROMIUM_ARGS, ROOT, app
-from explorer.runner.worker import WorkerPool
+from explorer.pool.worker import WorkerPool
 from explorer.serve.hosting import settings
 
 ARTIFACTS = ROOT / "artifacts"  # server log and screenshots of the browser tests

@@ -7,7 +7,7 @@ import json
 import re
 from typing import Any
 
-from explorer.runner.trace import Trace
+from explorer.trace import Trace
 
 # A blank line first: it would end a code span and start a paragraph of the run's own.
 EVIL = ("w\n\n![x](http://evil.example/x.png) [click](javascript:alert(1)) "
@@ -23,7 +23,7 @@ def forged(**fields: Any) -> dict[str, Any]:
 
 
 def gradient(**fields: Any) -> dict[str, Any]:
-    """A recorded gradient, as explorer.runner.backward sends one."""
+    """A recorded gradient, as explorer.record.backward sends one."""
     return {"shape": [1], "dtype": "torch.float32", "device": "cpu", "values": [1.0],
             "truncated": False, "norm": 1.0, "max_abs": 1.0} | fields
 

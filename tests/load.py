@@ -149,7 +149,7 @@ def server_processes(url: str) -> dict[str, int]:
         if b"streamlit" in cmdline and b"run" in parts and port in parts:
             found["server"] = pid
     for pid, cmdline, ppid in procs:
-        if b"explorer.runner.zygote" in cmdline and ppid == found.get("server"):
+        if b"explorer.record.zygote" in cmdline and ppid == found.get("server"):
             found["zygote"] = pid
     return found
 

@@ -10,8 +10,8 @@ import pytest
 import torch
 
 from explorer.content.rules import rule
-from explorer.runner.execute import execute
-from explorer.runner.graph_view import view
+from explorer.record.execute import execute
+from explorer.trace.graph_view import view
 from explorer.views.animation import CAPTION, MAX_FRAMES, NUMBERS, figure, frames_of
 from explorer.views.present import compact
 from explorer.views.render import positions, svg

@@ -1,5 +1,6 @@
 """The benchmark's smoke run: `python -m explorer.bench --quick` prints every section, its
-tables hold numbers, and each target has a verdict. Timings are not judged here."""
+tables hold numbers, and each target has a verdict. Timings are not judged here. And the
+calibration relay's parser (explorer.bench.relay) on frames websockets itself makes."""
 
 from __future__ import annotations
 
@@ -8,7 +9,13 @@ import subprocess
 import sys
 
 import pytest
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+from websockets.client import ClientProtocol
+from websockets.server import ServerProtocol
+from websockets.uri import parse_uri
 
+from explorer.bench.relay import ASKED, FINISHED, Messages, Note, noting
 from explorer.content.examples import EXAMPLES
 from tests.conftest import ROOT
 
@@ -125,3 +132,59 @@ def test_the_classroom_mode_prints_every_scenario_and_the_knee() -> None:
                         r"browser_p50_s=\d+\.\d{3} ratio=\d+\.\d\d browser_tab_p50_s=\d+\.\d{3} "
                         r"browser_drawn_p50_s=\d+\.\d{3}", lines[3]), lines
     assert re.fullmatch(r"classroom: knee_sessions=(\d+|>\d+)", lines[-1])
+
+
+def _opened() -> tuple[ClientProtocol, ServerProtocol, bytes, bytes]:
+    """A websocket client and server after their handshake, and the heads each sent."""
+    client, server = ClientProtocol(parse_uri("ws://127.0.0.1/_stcore/stream")), ServerProtocol()
+    client.send_request(client.connect())
+    asked = b"".join(client.data_to_send())
+    server.receive_data(asked)
+    [request] = server.events_received()
+    server.send_response(server.accept(request))
+    answered = b"".join(server.data_to_send())
+    client.receive_data(answered)
+    assert client.events_received()[0].status_code == 101
+    return client, server, asked, answered
+
+
+def test_the_relay_reads_a_message_sent_in_frames_once_whole_at_its_last_byte() -> None:
+    # A run asked for, its 70,000 bytes in three masked frames (each of the three length
+    # encodings) with a ping between them, fed to the relay's parser one byte at a time.
+    client, _, asked, _ = _opened()
+    run = BackMsg()
+    run.rerun_script.query_string = "q" * 70_000
+    payload = run.SerializeToString()
+    client.send_binary(payload[:100], fin=False)
+    client.send_ping(b"still there?")
+    client.send_continuation(payload[100:400], fin=False)
+    client.send_continuation(payload[400:], fin=True)
+    stream = asked + b"".join(client.data_to_send())
+    seen: list[tuple[bytes, float]] = []
+    notes: list[Note] = []
+    raw = Messages(lambda message, at: seen.append((message, at)), from_client=True)
+    noted = Messages(noting(BackMsg, "rerun_script", notes, ASKED), from_client=True)
+    for at, byte in enumerate(stream):
+        raw.feed(bytes([byte]), at)
+        noted.feed(bytes([byte]), at)
+    assert seen == [(payload, len(stream) - 1)]
+    assert notes == [(len(stream) - 1, ASKED)]
+
+
+def test_the_relay_notes_only_a_finished_script_from_the_server() -> None:
+    # The server's response head and frames (unmasked) in chunks as they may come: the head
+    # with another message, then a script finished in two frames around a pong, then another.
+    _, server, _, answered = _opened()
+    finished = ForwardMsg(script_finished=ForwardMsg.FINISHED_SUCCESSFULLY).SerializeToString()
+    server.send_binary(ForwardMsg(hash="before").SerializeToString())
+    server.send_binary(finished[:1], fin=False)
+    server.send_pong(b"")
+    server.send_continuation(finished[1:], fin=True)
+    server.send_binary(ForwardMsg(hash="after").SerializeToString())
+    first, *rest = server.data_to_send()
+    notes: list[Note] = []
+    messages = Messages(noting(ForwardMsg, "script_finished", notes, FINISHED),
+                        from_client=False)
+    for at, chunk in enumerate([answered + first, *rest]):
+        messages.feed(chunk, at)
+    assert len(rest) == 4 and notes == [(3, FINISHED)]

@@ -18,10 +18,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from explorer.runner.trace import Trace
-from explorer.runner.worker import default_pool
+from explorer.pool.worker import default_pool
 from explorer.safety.limits import Limits
 from explorer.safety.sandbox import FILENAME
+from explorer.trace import Trace
 from tests.plain import PlainRun, run_plain, without_addresses
 
 CORPUS = Path(__file__).parent / "learner_programs"

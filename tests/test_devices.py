@@ -18,9 +18,9 @@ import torch
 from streamlit.testing.v1 import AppTest
 
 from explorer.content.examples import by_key
-from explorer.runner.trace import Trace
-from explorer.runner.worker import WorkerPool
+from explorer.pool.worker import WorkerPool
 from explorer.safety.limits import Limits
+from explorer.trace import Trace
 from explorer.views import devices
 from tests.conftest import ROOT
 

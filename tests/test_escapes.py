@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 
 from explorer.content.examples import EXAMPLES, Example
-from explorer.runner.execute import execute
-from explorer.runner.trace import Trace
-from explorer.runner.worker import WorkerPool
+from explorer.pool.worker import WorkerPool
+from explorer.record.execute import execute
 from explorer.safety.limits import Limits
+from explorer.trace import Trace
 from tests.escapes import ATTACKS, BENIGN, BOMB_LIMITS, PRINT_BOMB, Attack, Benign, Bomb
 from tests.test_worker import run_processes, wait_until
 

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from explorer.runner.trace import Trace
-from explorer.runner.worker import WorkerPool
+from explorer.pool.worker import WorkerPool
 from explorer.safety.limits import Limits
+from explorer.trace import Trace
 
 SECRET = "reach-canary-4b7c1e"
 LIMITS = Limits(time_s=2.0)

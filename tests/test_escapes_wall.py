@@ -24,11 +24,11 @@ from typing import Any
 
 import pytest
 
-from explorer.runner.trace import Trace
-from explorer.runner.worker import GRACE_S, PROGRESS_PER_S, WorkerPool
+from explorer.pool.worker import GRACE_S, PROGRESS_PER_S, WorkerPool
 from explorer.safety import box, confine
 from explorer.safety.limits import Limits
 from explorer.serve.hosting import WITHOUT_WALLS
+from explorer.trace import Trace
 from tests.escapes_wall import HOSTILE, WALL_LIMITS, Hostile
 from tests.test_worker import run_processes, wait_until
 
@@ -106,7 +106,7 @@ def test_nothing_is_left_behind(pool: WorkerPool, outcomes: dict[str, Outcome],
 
 UNGUARDED_ZYGOTE = textwrap.dedent("""
     import sys
-    import explorer.runner.zygote as zygote
+    import explorer.record.zygote as zygote
     guarded = zygote.execute
     def execute(code, **options):
         if code.startswith("#unguarded"):
@@ -130,7 +130,7 @@ def _unguarded_workers(size: int, locked: bool = True) -> Iterator[WorkerPool]:
     command = box.command
 
     def unguarded(argv: list[str], *args: Any, **options: Any) -> list[str]:
-        if argv[1:3] == ["-m", "explorer.runner.zygote"]:
+        if argv[1:3] == ["-m", "explorer.record.zygote"]:
             argv = [argv[0], "-c", UNGUARDED_ZYGOTE, *argv[3:]]
         return command(argv, *args, **options)
 
@@ -180,8 +180,8 @@ def test_a_run_that_hangs_up_is_still_killed(unguarded_pool: WorkerPool) -> None
 def test_a_run_that_answers_early_leaves_nothing(unguarded_pool: WorkerPool) -> None:
     code = SOCKET_FDS + textwrap.dedent("""
         import socket, time
-        from explorer.runner.trace import failure
-        from explorer.runner.wire import send, trace_message
+        from explorer.trace import failure
+        from explorer.trace.wire import send, trace_message
         send(socket.socket(fileno=fds[0]), trace_message(failure("Forged", "early")))
         end, n = time.time() + 4, 0
         while time.time() < end:
@@ -238,14 +238,14 @@ def test_a_run_cannot_limit_the_zygote(unguarded_pool: WorkerPool) -> None:
 
 
 def test_a_run_holds_nothing_of_the_zygote(unguarded_pool: WorkerPool) -> None:
-    """A run's child was forked ahead of its run (explorer/runner/zygote.py): by then it has
+    """A run's child was forked ahead of its run (explorer/record/zygote.py): by then it has
     closed the zygote's listening socket, the pipe on which it told the zygote it took its
     connection, and any handle on another run. What it holds: its connection, /dev/null and
     its walls."""
     code = SOCKET_FDS + textwrap.dedent("""
         import socket
-        from explorer.runner.trace import failure
-        from explorer.runner.wire import send, trace_message
+        from explorer.trace import failure
+        from explorer.trace.wire import send, trace_message
         held = []
         for fd in fds + [fd for fd in map(int, os.listdir('/proc/self/fd')) if fd not in fds]:
             try:
@@ -268,7 +268,7 @@ FLOOD_LIMITS = Limits(time_s=1.0)
 TOLERANCE_S = 0.25  # past the deadline the pool promises: connecting, killing, answering
 FLOOD = SOCKET_FDS + textwrap.dedent("""
     import json, socket, time
-    from explorer.runner.wire import HEADER, PROGRESS
+    from explorer.trace.wire import HEADER, PROGRESS
     conn = socket.socket(fileno=fds[0])
     update = json.dumps({"progress": {"call": 1, "kind": "backward", "value": 1.0,
                                       "grad_norms": {"w": 1.0}}}).encode()
@@ -328,8 +328,8 @@ def test_a_progress_flood_ends_on_time_and_costs_the_server_nothing(
 
 STAT = SOCKET_FDS + textwrap.dedent("""
     import json, socket, sys
-    from explorer.runner.trace import failure
-    from explorer.runner.wire import send, trace_message
+    from explorer.trace import failure
+    from explorer.trace.wire import send, trace_message
     places, up = {"socket": sys.argv[1]}, "."
     while True:  # its directory and every one above it, and the zygote's socket
         places[up] = up
@@ -367,8 +367,8 @@ def test_what_a_run_can_stat_tells_nothing_of_other_runs(unguarded_pool: WorkerP
 def test_an_unlocked_run_has_a_directory_of_its_own_removed_after_it() -> None:
     code = SOCKET_FDS + textwrap.dedent("""
         import socket
-        from explorer.runner.trace import failure
-        from explorer.runner.wire import send, trace_message
+        from explorer.trace import failure
+        from explorer.trace.wire import send, trace_message
         os.makedirs("made/deeper")
         open("made/empty", "w").close()
         send(socket.socket(fileno=fds[0]), trace_message(failure("Here", os.getcwd())))

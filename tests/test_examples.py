@@ -6,8 +6,8 @@ Three kinds of check:
   the app's sandbox rules, no leftover PDF glitches);
 * plain PyTorch: every program runs with plain ``exec`` in a fresh subprocess, seeded like
   the app, and exits cleanly or raises exactly the error the example is about;
-* in-app: ``explorer.runner.worker.run`` prints exactly what plain PyTorch printed.  The runner is
-  written separately; this test is skipped while ``explorer.runner.worker`` cannot be imported.
+* in-app: ``explorer.pool.worker.run`` prints exactly what plain PyTorch printed.  The runner is
+  written separately; this test is skipped while ``explorer.pool.worker`` cannot be imported.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from explorer.content.examples import EXAMPLES, Example, by_key  # noqa: E402
-from explorer.runner.worker import default_pool  # noqa: E402
+from explorer.pool.worker import default_pool  # noqa: E402
 from explorer.safety.limits import Limits  # noqa: E402
 from tests.plain import PlainRun, run_plain, without_addresses  # noqa: E402
 
@@ -272,9 +272,9 @@ def test_uninitialised_memory_detection() -> None:
 def test_in_app_output_matches_plain_pytorch(
     example: Example, plain_runs: dict[str, tuple[PlainRun, PlainRun]]
 ) -> None:
-    """``explorer.runner.worker.run`` prints what plain PyTorch prints and agrees on the error."""
+    """``explorer.pool.worker.run`` prints what plain PyTorch prints and agrees on the error."""
     worker = pytest.importorskip(
-        "explorer.runner.worker", reason="runner not available", exc_type=ImportError
+        "explorer.pool.worker", reason="runner not available", exc_type=ImportError
     )
     plain, _ = plain_runs[example.key]
     trace = worker.run(example.code, limits=Limits(time_s=60))  # behaviour, not speed

@@ -7,9 +7,9 @@ import json
 import numpy as np
 import torch
 
-from explorer.runner.execute import execute
-from explorer.runner.trace import Trace
+from explorer.record.execute import execute
 from explorer.safety.limits import Limits
+from explorer.trace import Trace
 from tests.programs import SEED
 
 

@@ -19,9 +19,9 @@ from playwright.sync_api import expect
 
 from explorer.cli import write_whole
 from explorer.content.i18n import text
-from explorer.runner.graph_view import added, named_outputs, view
-from explorer.runner.trace import Trace
-from explorer.runner.worker import WorkerPool
+from explorer.pool.worker import WorkerPool
+from explorer.trace import Trace
+from explorer.trace.graph_view import added, named_outputs, view
 from explorer.views.animation import figure, left_off
 from explorer.views.export import (
     ExportError,

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from explorer.runner.graph_view import view
-from explorer.runner.trace import Trace
-from explorer.runner.worker import default_pool
+from explorer.pool.worker import default_pool
 from explorer.safety.sandbox import FILENAME
+from explorer.trace import Trace
+from explorer.trace.graph_view import view
 from explorer.views.animation import figure
 from explorer.views.render import positions, svg
 from tests.plain import PlainRun, run_plain, without_addresses

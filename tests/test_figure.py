@@ -19,9 +19,9 @@ import plotly.graph_objects as go
 import pytest
 
 from explorer.content.examples import EXAMPLES
-from explorer.runner.trace import Trace
-from explorer.runner.worker import WorkerPool
+from explorer.pool.worker import WorkerPool
 from explorer.safety.limits import Limits
+from explorer.trace import Trace
 from explorer.ui.backward import HEIGHT
 from explorer.views.animation import LEADERS, NUMBERS, NUMBERS_UP_TO, figure, growing, left_off
 from explorer.views.export import animation_view

@@ -3,7 +3,7 @@
 Hypothesis makes programs from the teaching grammar (assignments of torch expressions, small
 loops, `if`, `try`, calls, and attribute names that include dunder, private and blocked ones),
 random bytes, random text and damaged seed programs. Most run in-process through
-`explorer.runner.execute.execute` (fast) under a memory cap like a worker's; a smaller number run
+`explorer.record.execute.execute` (fast) under a memory cap like a worker's; a smaller number run
 through a real WorkerPool, which must answer as the in-process run did and keep no worker
 behind.
 """
@@ -20,11 +20,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from explorer.content.examples import EXAMPLES
-from explorer.runner.execute import execute
-from explorer.runner.trace import Trace
-from explorer.runner.wire import trace_message
-from explorer.runner.worker import WorkerPool
+from explorer.pool.worker import WorkerPool
+from explorer.record.execute import execute
 from explorer.safety.limits import Limits
+from explorer.trace import Trace
+from explorer.trace.wire import trace_message
 from tests.test_worker import run_processes, wait_until
 
 LIMITS = Limits(time_s=1.0, loop_iterations=10_000)

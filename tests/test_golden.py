@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from explorer.content.examples import EXAMPLES, by_key
-from explorer.runner.worker import WorkerPool
+from explorer.pool.worker import WorkerPool
 from explorer.safety.limits import Limits
 
 GOLDEN = Path(__file__).parent / "golden"

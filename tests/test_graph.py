@@ -13,9 +13,9 @@ import pytest
 import torch
 from torchviz import make_dot
 
-from explorer.runner.execute import execute
-from explorer.runner.graph import Ids, record
-from explorer.runner.graph_view import (
+from explorer.record.execute import execute
+from explorer.record.graph import Ids, record
+from explorer.trace.graph_view import (
     COLLAPSE_ABOVE,
     added,
     checked_dot,

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 import torch
 
-from explorer.runner.execute import execute
-from explorer.runner.worker import WorkerPool
+from explorer.pool.worker import WorkerPool
+from explorer.record.execute import execute
 
 LEGIT = {
     "main-guard": "def main():\n    print('main ran')\n\nif __name__ == '__main__':\n    main()\n",

@@ -12,7 +12,7 @@ from xml.etree import ElementTree
 
 import pytest
 
-from explorer.runner.graph_view import view
+from explorer.trace.graph_view import view
 from explorer.views import render
 from explorer.views.render import LayoutError, positions, svg
 from tests.test_worker import name_of, parent_of, processes

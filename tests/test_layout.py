@@ -6,10 +6,17 @@ Layers, highest first; a module imports from its own layer and the ones below it
     explorer.ui        the Streamlit widgets and pages' parts
     explorer (top)     the library's API (`explorer.run`, `explorer.show`) and command line
     explorer.views     what pages show, built from a Trace: pure, no Streamlit
-    explorer.runner    running a program and recording it: worker pool, execution, Trace
+    explorer.pool      the server's side of a run: the worker pool, kept results
+    explorer.record    inside the box, imports PyTorch: execution, snapshot, graph, hooks
+    explorer.trace     the Trace both sides share: its definition, the wire, its check
     explorer.serve     hosted mode's settings, the rate limit, the launch command
     explorer.safety    the allow-list and guards, the run's limits, the operating system's wall
     explorer.content   lessons, programs, interface text, rules, error explanations (data)
+
+explorer.record is the run's side of the wall, with the guards it installs
+(explorer.safety.guards): only they import PyTorch, and nothing outside explorer.record imports
+them (the pool starts the zygote by its module's name), so the server never holds PyTorch
+(SECURITY.md).
 
 explorer.bench (the benchmark, the harness that serves the app for tests, the websocket
 client) may import anything; nothing in the package imports it.
@@ -18,6 +25,8 @@ client) may import anything; nothing in the package imports it.
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 import tomllib
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,10 +35,13 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "explorer"
-LAYERS = ("content", "safety", "serve", "runner", "views", "top", "ui")
+LAYERS = ("content", "safety", "serve", "trace", "record", "pool", "views", "top", "ui")
+BOX = "record"  # imported by nothing outside it
+BOX_MODULES = ("explorer.record", "explorer.safety.guards")  # the run's side: imports PyTorch
 OUTSIDE = "bench"  # run from a checkout, never imported by the package
-MODULES = sorted(path for path in PACKAGE.rglob("*.py") if "content/programs" not in
-                 path.relative_to(PACKAGE).as_posix())
+MODULES = sorted(path for path in PACKAGE.rglob("*.py")  # content's folders hold programs: data
+                 if path.relative_to(PACKAGE).parts[:1] != ("content",)
+                 or len(path.relative_to(PACKAGE).parts) == 2)
 
 
 def layer(module: str) -> str:
@@ -74,6 +86,8 @@ def test_imports_go_one_way(path: Path) -> None:
             wrong.append(f"line {line}: {target} (no such module)")
         elif to == OUTSIDE and source != OUTSIDE:
             wrong.append(f"line {line}: {target} (explorer.bench is not part of the package)")
+        elif target.startswith(BOX_MODULES) and source not in (BOX, OUTSIDE):
+            wrong.append(f"line {line}: {target} (only explorer.record imports the run's side)")
         elif source != OUTSIDE and to != OUTSIDE and LAYERS.index(to) > LAYERS.index(source):
             wrong.append(f"line {line}: {target} ({source} may not import {to})")
     assert not wrong, wrong
@@ -105,3 +119,21 @@ def test_pip_install_ships_every_layer_but_not_the_bench() -> None:
     assert set(setuptools["packages"]) == packages - {"explorer.bench"}
     assert not any("bench" in pattern for patterns in setuptools["package-data"].values()
                    for pattern in patterns)
+
+
+SERVER = [module_name(path) for path in MODULES
+          if not module_name(path).startswith((*BOX_MODULES, f"explorer.{OUTSIDE}"))
+          and path.name != "__main__.py"]
+
+
+def test_the_server_side_never_imports_pytorch() -> None:
+    """Every module outside the run's side, imported in a fresh interpreter, loads no part of
+    PyTorch (SECURITY.md: the server holds none of the state a program could reach)."""
+    script = (f"import importlib, sys\n"
+              f"for name in {SERVER!r}: importlib.import_module(name)\n"
+              f"loaded = sorted(m for m in sys.modules if m == 'torch' or m.startswith('torch.'))\n"
+              f"print(len(loaded), loaded[:5])\n")
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120, check=True)
+    assert done.stdout.split(" ", 1)[0] == "0", done.stdout
+    assert len(SERVER) > 40  # the pool, the Trace, the views, the ui, the API

@@ -23,6 +23,8 @@ def test_run_returns_the_trace_of_the_sandboxed_run() -> None:
     assert trace.ok and trace.variables["x"]["grad"] == [3.0, 3.0]
     refused = explorer.run("import os\n")
     assert refused.error is not None and refused.error["type"] == "Refused"
+    assert isinstance(trace, explorer.Trace)  # the type is part of the API
+    assert explorer.Trace.from_json(trace.to_json()).variables == trace.variables
 
 
 def test_show_is_self_contained_html() -> None:

@@ -8,7 +8,7 @@ import re
 import pytest
 import torch
 
-from explorer.runner.snapshot import tensor_values
+from explorer.record.snapshot import tensor_values
 from explorer.views.numbers import PRECISION, exact, full_decimals, written, written_each
 from explorer.views.present import preview, variable_rows
 

@@ -30,16 +30,16 @@ from typing import Any
 import pytest
 
 from explorer.content.examples import EXAMPLES
-from explorer.runner.graph_view import (
+from explorer.pool.worker import WorkerPool
+from explorer.safety.limits import Limits
+from explorer.safety.sandbox import FILENAME
+from explorer.trace import Trace
+from explorer.trace.graph_view import (
     COLOURS,
     GREY,
     default_root,
     named_outputs,
 )
-from explorer.runner.trace import Trace
-from explorer.runner.worker import WorkerPool
-from explorer.safety.limits import Limits
-from explorer.safety.sandbox import FILENAME
 from explorer.views import graph_page
 from explorer.views.export import animation_view
 from explorer.views.render import svg

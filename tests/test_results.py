@@ -13,12 +13,12 @@ from collections.abc import Iterator
 import pytest
 
 from explorer.content.examples import EXAMPLES
-from explorer.runner.results import ENTRY_BYTES, Results
-from explorer.runner.trace import Trace
-from explorer.runner.wire import trace_message
-from explorer.runner.worker import MAX_RESULT_BYTES, WorkerPool
+from explorer.pool.results import ENTRY_BYTES, Results
+from explorer.pool.worker import MAX_RESULT_BYTES, WorkerPool
 from explorer.safety.limits import Limits
 from explorer.serve.hosting import settings
+from explorer.trace import Trace
+from explorer.trace.wire import trace_message
 from tests.programs import SEED
 
 

@@ -24,12 +24,12 @@ import numpy as np
 import pytest
 import torch
 
-from explorer.runner.execute import execute
-from explorer.runner.trace import Trace
-from explorer.safety import guards, sandbox
+from explorer.record.execute import execute
+from explorer.safety import confine, guards, places, sandbox
 from explorer.safety.guards import Guards, Output
 from explorer.safety.limits import Limits, LoopLimit
 from explorer.safety.sandbox import Refused
+from explorer.trace import Trace, wire
 
 LIMITS = Limits(time_s=2)
 
@@ -532,6 +532,15 @@ def test_anomaly_mode_keeps_the_programs_stack_not_the_servers(anomaly: None) ->
     assert '"<program>", line 4, in f' in trace.stdout
     for place in (sys.prefix, os.path.dirname(guards.__file__)):
         assert place not in trace.to_json()
+
+
+def test_where_python_and_the_app_live_is_read_by_a_run_and_named_in_no_answer() -> None:
+    readable = confine.readable_paths()
+    assert places.PACKAGE in readable and not places.HOLDERS & set(readable)  # not the checkout
+    assert all(p in readable for p in {os.path.realpath(p) for p in places.PYTHON})
+    assert {os.path.join(p, "") for p in places.PYTHON | places.HOLDERS} == set(wire.INSTALLED)
+    answer = wire.message({"stdout": f'"{places.PACKAGE}/trace/wire.py {sys.prefix}/x"'})
+    assert places.PACKAGE.encode() not in answer and sys.prefix.encode() not in answer
 
 
 def test_an_anomaly_warning_names_the_program_line(anomaly: None) -> None:

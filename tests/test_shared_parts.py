@@ -39,8 +39,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import explorer
-from explorer.runner.graph_view import view
-from explorer.runner.trace import Trace
+from explorer.trace import Trace
+from explorer.trace.graph_view import view
 from explorer.views import render
 from explorer.views.export import animation_view
 from tests.shared_attacks import (

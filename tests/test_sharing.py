@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from explorer.runner.trace import Trace, Variables
-from explorer.runner.worker import WorkerPool
+from explorer.pool.worker import WorkerPool
+from explorer.trace import Trace, Variables
 from explorer.views.sharing import (
     PRESETS,
     array_names,

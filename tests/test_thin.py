@@ -10,11 +10,11 @@ import math
 import pytest
 import torch
 
-from explorer.runner.execute import execute
-from explorer.runner.thin import LEVELS, fitted
-from explorer.runner.trace import Trace
-from explorer.runner.wire import MAX_RESULT_BYTES, trace_message
-from explorer.runner.worker import WorkerPool
+from explorer.pool.worker import WorkerPool
+from explorer.record.execute import execute
+from explorer.record.thin import LEVELS, fitted
+from explorer.trace import Trace
+from explorer.trace.wire import MAX_RESULT_BYTES, trace_message
 from tests.plain import run_plain
 
 # Eight tensors of 1,000 values, all changed by each of 120 statements (~18 MiB sent whole),

@@ -4,7 +4,7 @@ and the picture of the graph as it grows."""
 from __future__ import annotations
 
 from explorer.content.examples import by_key
-from explorer.runner.worker import WorkerPool
+from explorer.pool.worker import WorkerPool
 from explorer.views.animation import growing
 from explorer.views.export import animation_view
 from explorer.views.render import positions, svg

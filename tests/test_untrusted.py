@@ -14,10 +14,11 @@ from typing import Any
 
 import pytest
 
-from explorer.runner.execute import execute
-from explorer.runner.graph_view import torchviz_dot, view
-from explorer.runner.trace import Trace
-from explorer.runner.validate import (
+from explorer.pool.worker import WorkerPool
+from explorer.record.execute import execute
+from explorer.safety.limits import Limits
+from explorer.trace import Trace
+from explorer.trace.check import (
     MAX_CALLS,
     MAX_LINES,
     MAX_MESSAGE,
@@ -25,7 +26,8 @@ from explorer.runner.validate import (
     BadResult,
     progress,
 )
-from explorer.runner.wire import (
+from explorer.trace.graph_view import torchviz_dot, view
+from explorer.trace.wire import (
     HEADER,
     MAX_CONTAINERS,
     MAX_DEPTH,
@@ -38,8 +40,6 @@ from explorer.runner.wire import (
     trace_message,
     uncollected,
 )
-from explorer.runner.worker import WorkerPool
-from explorer.safety.limits import Limits
 from explorer.views import render
 from explorer.views.devices import MAX_GPUS, cuda_devices
 from explorer.views.render import MAX_STATEMENTS, LayoutError, TooTangled, svg

@@ -12,7 +12,7 @@ from typing import Any
 
 from streamlit.testing.v1 import AppTest
 
-from explorer.runner.trace import Trace
+from explorer.trace import Trace
 from tests.conftest import graph_viewer
 from tests.forged import ACTIVE, EVIL, forged, hostile
 

@@ -1,7 +1,7 @@
 """The operating-system wall, judged by effect with the Python guard out of the way.
 
 A probe starts in the box the pool builds (`explorer.safety.box`), forks like the zygote, enters
-its child exactly as a run does (`explorer.runner.zygote.enter`: working directory, lock, limits),
+its child exactly as a run does (`explorer.record.zygote.enter`: working directory, lock, limits),
 and then runs *unguarded* Python: real builtins, `import os`, `ctypes`. Everything it tries
 is reported back and judged here; canary files, processes and IPC objects are checked from
 the outside afterwards. `PAYLOAD_PROBE` does the same for the named payloads of
@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 from explorer.bench.served import ROOT
-from explorer.runner.worker import WorkerPool
+from explorer.pool.worker import WorkerPool
 from explorer.safety import box, confine
 from explorer.safety.limits import Limits
 from tests.test_worker import parent_of, processes
@@ -39,7 +39,7 @@ SECRET = "canary-7f3a9c"
 # Runs in the box: fork as the zygote does, enter the child as a run does, then attack.
 PROBE = textwrap.dedent("""
     import ctypes, json, os, signal, socket, sys
-    from explorer.runner import zygote
+    from explorer.record import zygote
     from explorer.safety import confine
     targets = json.loads(sys.argv[1])
     os.makedirs(zygote.HOME, 0o500)  # as the zygote does
@@ -240,7 +240,7 @@ def test_the_pool_runs_its_zygote_in_the_box() -> None:
 # each. The zygote's stdin is a pipe here too.
 PAYLOAD_PROBE = textwrap.dedent("""
     import ctypes, json, mmap, os, select, signal, sys, time
-    from explorer.runner import zygote
+    from explorer.record import zygote
     from explorer.safety import confine
     payloads, T = json.loads(sys.argv[1]), json.loads(sys.argv[2])
     readable = confine.readable_paths()
@@ -422,7 +422,7 @@ def test_the_payloads_left_nothing_behind(
 
 
 def test_walls_built_ahead_are_raised_only_in_the_process_they_name(tmp_path: Path) -> None:
-    """A spare child builds its walls before its run comes (explorer.runner.zygote): walls
+    """A spare child builds its walls before its run comes (explorer.record.zygote): walls
     built in one process refuse to lock another, and in their own they hold."""
     script = textwrap.dedent(f"""
         import os, sys

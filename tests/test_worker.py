@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from explorer.runner.worker import GRACE_S, PROGRESS_PER_S, WorkerPool, _Turns
+from explorer.pool.worker import GRACE_S, PROGRESS_PER_S, WorkerPool, _Turns
 from explorer.safety.limits import Limits
 from tests.conftest import ROOT
 from tests.programs import SEED
@@ -68,7 +68,7 @@ def run_processes(pool: WorkerPool) -> list[int]:
 
 
 def spares(pool: WorkerPool) -> list[int]:
-    """The zygote's children waiting for a connection (explorer/runner/zygote.py)."""
+    """The zygote's children waiting for a connection (explorer/record/zygote.py)."""
     return [p for p in _children(pool) if name_of(p) == "explorer-spare"]
 
 
@@ -230,7 +230,7 @@ def test_a_parent_that_imports_from_its_working_directory_still_gets_workers(
     """`python script.py` from the project root finds `explorer` through "" in sys.path."""
     script = tmp_path / "run_seed.py"
     script.write_text("import sys\nsys.path[0] = ''\n"
-                      "from explorer.runner.worker import WorkerPool\n"
+                      "from explorer.pool.worker import WorkerPool\n"
                       "pool = WorkerPool(size=1)\nprint(pool.run('print(6 * 7)').stdout, end='')\n"
                       "pool.close()\n")
     done = subprocess.run([sys.executable, str(script)], cwd=ROOT, capture_output=True,
@@ -302,7 +302,7 @@ print(x.grad, len(torch.optim.SGD([x], lr=0.1).state))
 
 
 def test_a_spare_that_warmed_up_runs_a_program_as_one_taken_at_once(pool: WorkerPool) -> None:
-    # A spare with nothing to do runs the zygote's warm-up again (explorer/runner/zygote.py);
+    # A spare with nothing to do runs the zygote's warm-up again (explorer/record/zygote.py);
     # one forked because a connection waits goes straight to it. Both give the same run.
     assert_works(pool)
     assert wait_until(lambda: len(spares(pool)) == 1)

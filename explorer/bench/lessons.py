@@ -13,8 +13,8 @@ import time
 from dataclasses import dataclass
 
 from explorer.bench.served import ROOT
-from explorer.runner.wire import MAX_RESULT_BYTES, trace_message
-from explorer.runner.worker import WorkerPool
+from explorer.pool.worker import WorkerPool
+from explorer.trace.wire import MAX_RESULT_BYTES, trace_message
 
 LESSONS = sorted((ROOT / "tests" / "learner_programs" / "makemore").glob("backprop_ninja_ex*.py"))
 
@@ -38,7 +38,7 @@ class Lesson:
 def measure_lessons(pool: WorkerPool, runs: int) -> list[Lesson]:
     """Each lesson `runs` times in `pool`, then once in this process to weigh its record
     whole (this imports PyTorch here)."""
-    from explorer.runner.execute import execute
+    from explorer.record.execute import execute
 
     lessons = []
     for path in LESSONS:

@@ -13,69 +13,54 @@ from __future__ import annotations
 import asyncio
 import multiprocessing
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from contextlib import contextmanager
 from multiprocessing.connection import Connection
 from typing import Any
 
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+from websockets.frames import DATA_OPCODES, Frame
+from websockets.http11 import Request, Response
+from websockets.streams import StreamReader
 
 ASKED, FINISHED = "asked", "finished"
 Note = tuple[float, str]  # (time.monotonic(), ASKED or FINISHED)
 CHUNK = 1 << 16
 
 
-class Frames:
-    """One direction of a websocket connection, read after its HTTP head (RFC 6455 frames,
-    a client's masked); `message` is given each whole message and the time its last bytes
-    came."""
+class Messages:
+    """One direction of a websocket connection, parsed by websockets' own sans-I/O parsers: the
+    HTTP upgrade head (a client's request or the server's response), then RFC 6455 frames (a
+    client's masked). `message` is given each whole data message, once, and the time its last
+    bytes came; pings, pongs and a close are passed over."""
 
-    def __init__(self, message: Callable[[bytes, float], None]) -> None:
+    def __init__(self, message: Callable[[bytes, float], None], from_client: bool) -> None:
         self.message = message
-        self.buffer = bytearray()
-        self.head = True  # the HTTP request or response before the frames
-        self.parts: list[bytes] = []  # of a message sent in several frames
+        self.reader = StreamReader()
+        self.at = 0.0  # when the bytes being parsed came
+        self.parser = self._parse(from_client)
+        next(self.parser)  # to its first read
 
     def feed(self, data: bytes, at: float) -> None:
-        self.buffer += data
-        if self.head:
-            end = self.buffer.find(b"\r\n\r\n")
-            if end < 0:
-                return
-            del self.buffer[:end + 4]
-            self.head = False
-        while (frame := self._frame()) is not None:
-            final, opcode, payload = frame
-            if opcode in (0, 1, 2):  # continuation, text, binary; not ping, pong or close
-                self.parts.append(payload)
-                if final:
-                    self.message(b"".join(self.parts), at)
-                    self.parts = []
+        self.at = at
+        self.reader.feed_data(data)
+        next(self.parser)
 
-    def _frame(self) -> tuple[bool, int, bytes] | None:
-        """The next whole frame taken from the buffer (final?, opcode, payload), or None."""
-        buffer = self.buffer
-        if len(buffer) < 2:
-            return None
-        size, at = buffer[1] & 0x7F, 2
-        if size >= 126:
-            at += 2 if size == 126 else 8
-            if len(buffer) < at:
-                return None
-            size = int.from_bytes(buffer[2:at], "big")
-        masked = bool(buffer[1] & 0x80)
-        mask, at = bytes(buffer[at:at + 4]) if masked else b"", at + 4 * masked
-        if len(buffer) < at + size:
-            return None
-        payload = bytes(buffer[at:at + size])
-        final, opcode = bool(buffer[0] & 0x80), buffer[0] & 0x0F
-        del buffer[:at + size]
-        if masked and size:
-            key = (mask * (size // 4 + 1))[:size]
-            payload = (int.from_bytes(payload, "big") ^ int.from_bytes(key, "big")).to_bytes(
-                size, "big")
-        return final, opcode, payload
+    def _parse(self, from_client: bool) -> Generator[None, None, None]:
+        read = self.reader
+        if from_client:
+            yield from Request.parse(read.read_line)
+        else:
+            yield from Response.parse(read.read_line, read.read_exact, read.read_to_eof)
+        parts: list[bytes] = []  # of a message sent in several frames
+        while True:
+            frame = yield from Frame.parse(read.read_exact, mask=from_client)
+            if frame.opcode in DATA_OPCODES:
+                parts.append(frame.data)
+                if frame.fin:
+                    self.message(b"".join(parts), self.at)
+                    parts = []
 
 
 def noting(kind: Any, field: str, notes: list[Note], as_: str) -> Callable[[bytes, float], None]:
@@ -89,13 +74,13 @@ def noting(kind: Any, field: str, notes: list[Note], as_: str) -> Callable[[byte
 
 
 async def _pump(reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
-                frames: Frames | None) -> None:
+                messages: Messages | None) -> None:
     try:
         while data := await reader.read(CHUNK):
             at = time.monotonic()
             writer.write(data)  # forwarded before it is read here
-            if frames is not None:
-                frames.feed(data, at)
+            if messages is not None:
+                messages.feed(data, at)
     except ConnectionError:
         pass
     finally:
@@ -114,8 +99,9 @@ async def _forward(upstream: tuple[str, int], notes: list[Note], reader: asyncio
     up_writer.write(first)
     to_app = to_tab = None
     if first.startswith(b"GET /_stcore/stream"):  # the websocket: its runs are noted
-        to_app = Frames(noting(BackMsg, "rerun_script", notes, ASKED))
-        to_tab = Frames(noting(ForwardMsg, "script_finished", notes, FINISHED))
+        to_app = Messages(noting(BackMsg, "rerun_script", notes, ASKED), from_client=True)
+        to_tab = Messages(noting(ForwardMsg, "script_finished", notes, FINISHED),
+                          from_client=False)
         to_app.feed(first, time.monotonic())
     await asyncio.gather(_pump(reader, up_writer, to_app), _pump(up_reader, writer, to_tab))
 

@@ -24,12 +24,13 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import sys
 from collections.abc import Iterable
 from pathlib import PurePath
 
 import landlock
 import pyseccomp as seccomp
+
+from explorer.safety.places import PACKAGE, PYTHON
 
 CLONE_THREAD = 0x00010000
 # Denied outright. Names this architecture lacks (`fork` on aarch64) are skipped.
@@ -69,12 +70,11 @@ BY_WHO = ("setpriority", "ioprio_set")
 COMMANDS = {"fcntl": (8, 10, 15), "ioctl": (0x8901, 0x8902, 0x40086602, 0x40046602, 0x401C5820)}
 READ = landlock.FSAccess.READ_FILE | landlock.FSAccess.READ_DIR
 DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
-PACKAGE = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))  # the explorer package
 
 
 class Walls:
     """Both walls built for this process and not yet raised: all that needs no run (a few
-    ms), done by a child while it waits for its run (explorer.runner.zygote). `lock` raises
+    ms), done by a child while it waits for its run (explorer.record.zygote). `lock` raises
     them, in this process only: the filter names it."""
 
     def __init__(self, readable: Iterable[str], gpus: Iterable[str] = ()) -> None:
@@ -97,8 +97,7 @@ def readable_paths() -> list[str]:
     """What Python and its libraries read while running: the interpreter and its libraries,
     the app's own package, the system's shared libraries and the CPU's description. Sorted,
     without paths that lie inside another one."""
-    places = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
-              PACKAGE, "/usr/lib", "/usr/lib64", "/lib", "/lib64",
+    places = {*PYTHON, PACKAGE, "/usr/lib", "/usr/lib64", "/lib", "/lib64",
               "/sys/devices/system/cpu"}
     kept: list[str] = []
     for path in sorted({os.path.realpath(p) for p in places if os.path.exists(p)}):

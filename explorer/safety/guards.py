@@ -38,9 +38,8 @@ from torch.nn.modules.lazy import LazyModuleMixin
 
 from explorer.safety import sandbox
 from explorer.safety.limits import LimitExceeded, Limits, LoopLimit, NumberLimit
-from explorer.safety.sandbox import BLOCKED_ATTRS, Refused
+from explorer.safety.sandbox import BLOCKED_ATTRS, USER_MODULE, Refused
 
-USER_MODULE = "__main__"  # a program's `__name__`, and its classes' `__module__`
 MAX_INT_BITS = 1_000_000  # about 300,000 decimal digits
 
 SAFE_ROOTS = ("torch", "numpy", "math", "random")
@@ -81,7 +80,7 @@ class _Functools:
 MODULES["functools"] = _Functools()
 # What a stand-in module hands out, though it comes from a module a program may not reach.
 STAND_INS = frozenset({id(functools.reduce), id(functools.partial)})
-# A run is repeatable (explorer.runner.results) only if everything it reached is known to
+# A run is repeatable (explorer.pool.results) only if everything it reached is known to
 # behave the same every time. Known: what these modules define (a value's class, a class
 # itself), less the names below and NumPy's dates. Anything else (the `time` stand-in, the
 # objects of Python's `datetime` that a datetime64's `.item()` gives, whatever a library may
@@ -240,6 +239,7 @@ class Guards:
     """Per-run counters and the functions the rewritten program calls."""
 
     def __init__(self, limits: Limits, out: Output) -> None:
+        install()
         self.limits = limits
         self.out = out
         self.loops = 0
@@ -612,9 +612,12 @@ def _no_dunder_names(store: Callable[..., None]) -> Callable[..., None]:
     return guarded
 
 
-# Looked up at each use: Python's module repr, the stack torch's anomaly mode (C++) asks
-# `torch.fx.traceback` for, and a module's attribute store.
-importlib._bootstrap._module_repr = _module_repr  # type: ignore[attr-defined]
-torch.fx.traceback.format_stack = _program_stack
-for _store in ("__setattr__", "add_module", "register_buffer", "register_parameter"):
-    setattr(torch.nn.Module, _store, _no_dunder_names(getattr(torch.nn.Module, _store)))
+@functools.cache
+def install() -> None:
+    """Put the guards into what is looked up at each use, once per process, when the first run
+    asks (importing this module changes nothing): Python's module repr, the stack torch's
+    anomaly mode (C++) asks `torch.fx.traceback` for, and a module's attribute store."""
+    importlib._bootstrap._module_repr = _module_repr  # type: ignore[attr-defined]
+    torch.fx.traceback.format_stack = _program_stack
+    for store in ("__setattr__", "add_module", "register_buffer", "register_parameter"):
+        setattr(torch.nn.Module, store, _no_dunder_names(getattr(torch.nn.Module, store)))

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 
 FILENAME = "<program>"  # the file name a program is parsed and compiled under
+USER_MODULE = "__main__"  # a program's `__name__`, and its classes' `__module__`
 
 # Modules a program may import (`time` and `functools` bind stand-ins with a few of their
 # functions, `__future__` nothing).

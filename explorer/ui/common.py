@@ -6,7 +6,7 @@ import streamlit as st
 
 from explorer.content.i18n import LANGUAGES, text
 from explorer.content.markdown import code_span, plain
-from explorer.runner.worker import WorkerPool, default_pool
+from explorer.pool.worker import WorkerPool, default_pool
 from explorer.safety.sandbox import MAX_CODE_CHARS
 from explorer.serve.hosting import settings
 from explorer.serve.nodelay import send_at_once
@@ -53,7 +53,7 @@ CSS = """<style>
 
 
 def pool() -> WorkerPool:
-    """One pool per server, shared by every session (explorer.runner.worker.default_pool). A
+    """One pool per server, shared by every session (explorer.pool.worker.default_pool). A
     public host refuses to run programs where the operating-system walls cannot be raised
     (SECURITY.md)."""
     return default_pool()

@@ -9,14 +9,14 @@ import streamlit as st
 
 from explorer.content.i18n import text
 from explorer.content.markdown import code_span, plain
-from explorer.runner.graph_view import (
+from explorer.trace import Trace
+from explorer.trace.graph_view import (
     FREED,
     View,
     modules,
     named_outputs,
     node_lines,
 )
-from explorer.runner.trace import Trace
 from explorer.ui.code_editor import ASSETS
 from explorer.ui.common import SETTINGS
 from explorer.ui.link import keep, restore

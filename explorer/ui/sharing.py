@@ -10,7 +10,7 @@ import streamlit as st
 
 from explorer.content.i18n import text
 from explorer.content.markdown import code_span, plain
-from explorer.runner.trace import Trace
+from explorer.trace import Trace
 from explorer.ui.link import keep, restore
 from explorer.ui.steps import after_line, error_panel, step_controls
 from explorer.views.numbers import written_each

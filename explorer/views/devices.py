@@ -20,7 +20,7 @@ import plotly.graph_objects as go
 
 from explorer.content.i18n import text
 from explorer.content.markdown import code_span
-from explorer.runner.trace import Trace
+from explorer.trace import Trace
 from explorer.views.numbers import written
 
 Runner = Callable[..., Trace]  # `WorkerPool.run`: (code, *, device=...) -> Trace

@@ -12,8 +12,8 @@ from string import Template
 from typing import Any
 
 from explorer.content.i18n import text
-from explorer.runner.graph_view import View, view
-from explorer.runner.trace import Trace
+from explorer.trace import Trace
+from explorer.trace.graph_view import View, view
 from explorer.views.animation import figure, frames_of, left_off
 from explorer.views.graph_page import defaults, drawn
 from explorer.views.render import png, positions, svg
@@ -112,7 +112,7 @@ def animation_html(trace: Trace, call: int | None = None, lang: str = "en",
     chart = figure(chosen, positions(shown.dot), svg(shown.dot), shown.groups, at=0,
                    lang=lang)
     nodes = {n["id"]: n for n in trace.graphs[chosen["graph"]]["nodes"]}
-    # Every root is named: by its variable, else "root 0", "root 1"… (explorer.runner.backward).
+    # Every root is named: by its variable, else "root 0", "root 1"… (explorer.record.backward).
     root = ", ".join(n for r in chosen["roots"] for n in nodes.get(r, {}).get("names", []))
     title = text("export_title", lang, root=root or "?", call=chosen["call"])
     if name:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from explorer.runner.graph_view import View, added, default_root, named_outputs, view
-from explorer.runner.trace import Trace
+from explorer.trace import Trace
+from explorer.trace.graph_view import View, added, default_root, named_outputs, view
 from explorer.views.animation import NUMBERS_UP_TO
 from explorer.views.present import node_values
 

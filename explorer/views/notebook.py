@@ -9,7 +9,7 @@ import html
 from dataclasses import dataclass
 
 from explorer.content.i18n import text
-from explorer.runner.trace import Trace
+from explorer.trace import Trace
 from explorer.views.export import ExportError, animation_html, graph_svg
 
 FRAME = ('<iframe sandbox="allow-scripts" title="backward pass" style="width:100%;'

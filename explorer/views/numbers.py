@@ -164,7 +164,7 @@ def flat(values: Any) -> list[Any]:
     """The items of nested lists, in order."""
     out: list[Any] = []
     stack = [values]
-    while stack:  # a run sends a few hundred values at most (explorer.runner.validate)
+    while stack:  # a run sends a few hundred values at most (explorer.trace.check)
         item = stack.pop()
         if isinstance(item, list):
             stack.extend(reversed(item))

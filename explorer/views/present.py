@@ -7,7 +7,7 @@ from typing import Any
 
 from explorer.content.i18n import text
 from explorer.content.markdown import code_span, plain
-from explorer.runner.trace import Variables
+from explorer.trace import Variables
 from explorer.views.numbers import exact, flat, number, parsed, written
 
 

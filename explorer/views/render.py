@@ -9,7 +9,7 @@ kept one fails, a new `dot` draws the graph once more, and says why if it fails 
 
 A kept `dot` is shared by every visitor, so it is a wall of its own. It is given only DOT
 the server wrote (`_request`: torchviz's form, every text through
-explorer.runner.graph_view._quote, no control character inside a line), named by a fresh
+explorer.trace.graph_view._quote, no control character inside a line), named by a fresh
 random name; an answer counts only if it is exactly one drawing per format, each naming
 that graph (`_answer`). Anything else ends that `dot`, and a new one draws the graph.
 """
@@ -32,7 +32,7 @@ import time
 from collections import defaultdict
 from typing import Any
 
-from explorer.runner.graph_view import CONTROLS
+from explorer.trace.graph_view import CONTROLS
 
 LAYOUT_TIMEOUT_S = 30.0
 MAX_STATEMENTS = 12_000  # nodes + edges graphviz is asked to lay out (~2 s at 1,500 nodes)
@@ -111,8 +111,8 @@ def _draw(dot: str, formats: list[str], timeout_s: float) -> bytes:
     statements = dot.count("\n\t")
     if statements > MAX_STATEMENTS:
         raise TooLarge(statements)
-    # A statement starts a line with one tab (none in a label: explorer.runner.graph_view._quote),
-    # a node's with an id (plain, as explorer.runner.validate checks) and its label.
+    # A statement starts a line with one tab (none in a label: explorer.trace.graph_view._quote),
+    # a node's with an id (plain, as explorer.trace.check checks) and its label.
     nodes, edges = len(NODE_LINE.findall(dot)), EDGE_LINE.findall(dot)
     if len(edges) > EDGES_PER_NODE * nodes + SPARE_EDGES:
         raise TooTangled(nodes, len(edges))

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from explorer.content.examples import by_key
-from explorer.runner.trace import Trace, Variables
+from explorer.trace import Trace, Variables
 
 Cell = tuple[int, ...]  # the index of one element: () for a 0-d value, (i,) or (i, j)...
 ARRAYS = ("tensor", "ndarray")

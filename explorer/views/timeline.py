@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from explorer.content.i18n import text
-from explorer.runner.graph_view import View
-from explorer.runner.trace import Trace
+from explorer.trace import Trace
+from explorer.trace.graph_view import View
 from explorer.views.export import animation_view
 
 
@@ -55,7 +55,7 @@ def timeline(trace: Trace, call: dict[str, Any], forward: bool = True,
              shown: View | None = None) -> Timeline:
     """The timeline of backward `call` of `trace`; without its statements if not `forward`.
     `shown`: the call's picture (explorer.views.export.animation_view), if already made.
-    A node belongs to the first step whose graph holds it (explorer.runner.graph_view's
+    A node belongs to the first step whose graph holds it (explorer.trace.graph_view's
     node_lines: ids are stable through a run); one no step's graph held (made and freed
     within a statement), to the last statement that built the graph."""
     if not forward:

@@ -9,16 +9,16 @@ import os
 import re
 import socket
 import struct
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from explorer.runner.validate import PLAIN
 from explorer.safety.limits import Limits
+from explorer.safety.places import HOLDERS, PYTHON
+from explorer.trace.check import PLAIN
 
 if TYPE_CHECKING:
-    from explorer.runner.trace import Trace
+    from explorer.trace import Trace
 
 HEADER = struct.Struct("!Q")
 # A message's length with this bit set: a progress update, at most MAX_PROGRESS_BYTES (a
@@ -26,12 +26,11 @@ HEADER = struct.Struct("!Q")
 PROGRESS = 1 << 63
 MAX_PROGRESS_BYTES = 64 << 10
 # A run's answer: the largest seed program's is 1.3 MB; a larger one thins itself to fit
-# (explorer.runner.thin).
+# (explorer.record.thin).
 MAX_RESULT_BYTES = 16 << 20
 # Where Python, the libraries and the app are installed, longest first: a run's output names
 # none of them (a module's repr, a traceback's file names).
-INSTALLED = sorted({os.path.join(p, "") for p in (sys.prefix, sys.base_prefix, os.path.dirname(
-    os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))}, key=len, reverse=True)
+INSTALLED = sorted({os.path.join(p, "") for p in PYTHON | HOLDERS}, key=len, reverse=True)
 LONE = re.compile("[\ud800-\udfff]")  # a UTF-16 surrogate on its own: not text
 SURROGATE = re.compile(rb"\\[uU][dD][89a-fA-F]")  # a JSON escape of one: what makes a LONE
 REPLACEMENT = "\ufffd"
@@ -156,7 +155,7 @@ def uncollected() -> Iterator[None]:
 def _shared(graphs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """`graphs` as they cross the wire: a node the graph before holds unchanged goes as its
     id alone (a run draws its graph after every statement, and most of it stays the same;
-    explorer.runner.validate puts the node back)."""
+    explorer.trace.check puts the node back)."""
     sent, before = [], {}
     for graph in graphs:
         nodes = graph["nodes"]
@@ -170,7 +169,7 @@ def _changed(answer: dict[str, Any]) -> None:
     """The answer's variables as they cross the wire, in place: one a step describes as the
     step before did goes as null, and so does one the end describes as the last step did (a
     statement changes a few names, and a record of every name at every statement grows as
-    their product; explorer.runner.validate puts them back)."""
+    their product; explorer.trace.check puts them back)."""
     before: dict[str, Any] = {}
     for step in answer["steps"]:
         step["variables"], before = _against(step["variables"], before), step["variables"]

@@ -1,6 +1,6 @@
 """The zygote: a process that imports PyTorch once, then forks one fresh child per run.
 
-`python -m explorer.runner.zygote SOCKET` listens on a Unix socket, normally inside the box that
+`python -m explorer.record.zygote SOCKET` listens on a Unix socket, normally inside the box that
 `explorer.safety.box` builds. It keeps one child forked ahead, waiting for the next connection
 (so a run does not wait for a fork of this large process, nor, when the spare had time to
 warm up, for most of the page faults a fork's child takes); the child that takes a
@@ -29,11 +29,11 @@ from typing import Any, NoReturn
 
 import torch
 
-from explorer.runner.execute import execute
-from explorer.runner.thin import fitted
-from explorer.runner.wire import MAX_PROGRESS_BYTES, recv, send
+from explorer.record.execute import execute
+from explorer.record.thin import fitted
 from explorer.safety import confine
 from explorer.safety.limits import Limits
+from explorer.trace.wire import MAX_PROGRESS_BYTES, recv, send
 
 MAX_TASKS = 256  # processes and threads of the box's user a run may bring it to
 MAX_FILES = 256  # open files of a run

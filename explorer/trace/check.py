@@ -2,12 +2,12 @@
 count and size. Pure: no torch, no Streamlit.
 
 A run is untrusted (SECURITY.md): past the sandbox it can answer anything. `trace_fields`
-takes the decoded answer (explorer.runner.wire.decode: valid UTF-8, bounded depth) and returns the
+takes the decoded answer (explorer.trace.wire.decode: valid UTF-8, bounded depth) and returns the
 fields of the Trace it describes, or raises BadResult saying in plain words what is wrong.
 Text is cut to its cap and the lists a page shows in full (warnings, notes, variables) are
 cut; a graph larger than a run may draw becomes the note a run writes for one, values larger
 than a run keeps become a short text, and the picture is torchviz's DOT or made anew
-(explorer.runner.graph_view.checked_dot). A wrong type, a missing field, a reference to nothing or
+(explorer.trace.graph_view.checked_dot). A wrong type, a missing field, a reference to nothing or
 more steps, graphs or backward calls than a run makes is refused. Unknown fields are
 dropped: a field the worker starts sending is added here. Caps come from the run's Limits
 where it has one.
@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import Any
 
-from explorer.runner.graph_view import COLOURS, EDGE_ATTRS, checked_dot
 from explorer.safety.limits import Limits
+from explorer.trace.graph_view import COLOURS, EDGE_ATTRS, checked_dot
 
 MAX_LINES = 200  # warnings or notes a page lists
 MAX_LINE = 2_000  # characters of one of them, of a name, label, type or id
@@ -32,7 +32,7 @@ MAX_VARIABLES = 1_000  # variables of one step, names of a tensor, leaves of a b
 MAX_CALLS = 64  # backward calls kept in full: a run keeps 20, and those asked for
 MAX_DIMS = 1_000  # sizes of a shape (PyTorch allows hundreds)
 EDGES_PER_NODE = 4  # edges a graph may have for each node it may have
-GRADIENT_VALUES = 100  # values a run keeps of one gradient (explorer.runner.backward.VALUES)
+GRADIENT_VALUES = 100  # values a run keeps of one gradient (explorer.record.backward.VALUES)
 NODE_KINDS = frozenset({"backward", *COLOURS})
 EDGE_KINDS = frozenset({"grad", "saved", "view"})
 LEAVES = (str, int, float, bool, type(None))  # what values are made of, in nested lists
@@ -65,7 +65,7 @@ class Caps:
     @classmethod
     def of(cls, limits: Limits) -> Caps:
         """The caps a run under `limits` stays within."""
-        nodes = limits.graph_nodes + 1  # explorer.runner.graph stops one node past the limit
+        nodes = limits.graph_nodes + 1  # explorer.record.graph stops one node past the limit
         return cls(output=limits.output_chars, steps=limits.steps,
                    graphs=limits.steps + MAX_CALLS, nodes=nodes, edges=EDGES_PER_NODE * nodes,
                    values=4 * max(limits.value_elements, GRADIENT_VALUES),
@@ -74,7 +74,7 @@ class Caps:
 
 def trace_fields(data: Any, limits: Limits) -> dict[str, Any]:
     """The Trace fields `data` (a run's answer) describes, checked; BadResult if it is none.
-    Steps stay dicts here (explorer.runner.trace makes them Steps)."""
+    Steps stay dicts here (explorer.trace makes them Steps)."""
     return _Reader(Caps.of(limits)).trace(data)
 
 
@@ -152,7 +152,7 @@ WHOLE = _whole(None)
 SHAPE = _list(COUNT, MAX_DIMS)
 STRIDES = _list(WHOLE, MAX_DIMS)
 NAMES = _list(SHORT, MAX_VARIABLES, cut=True)
-# A node id as explorer.runner.graph writes one: `n12`, `n3.self[0]`.
+# A node id as explorer.record.graph writes one: `n12`, `n3.self[0]`.
 NODE_ID = re.compile(r"[\w.\[\]]{1,200}")
 
 
@@ -216,7 +216,7 @@ class _Reader:
         return steps
 
     def step(self, value: Any) -> dict[str, Any]:
-        """One step; a variable given as null (explorer.runner.wire) is the checked variable
+        """One step; a variable given as null (explorer.trace.wire) is the checked variable
         of that name in the step before (the end's: in the last step)."""
         step = _record("a step", value, {
             "line": COUNT, "end_line": COUNT, "output": _text(self.caps.output),
@@ -231,7 +231,7 @@ class _Reader:
         return graphs
 
     def graph(self, value: Any) -> dict[str, Any]:
-        """One graph; a node given by its id alone (explorer.runner.wire) is the checked node
+        """One graph; a node given by its id alone (explorer.trace.wire) is the checked node
         of that id in the graph before."""
         graph = self._graph(value)
         self.before = {node["id"]: node for node in graph["nodes"]}
@@ -254,7 +254,7 @@ class _Reader:
         return self.variables_before[name[:MAX_LINE]]
 
     def variable(self, value: Any) -> dict[str, Any]:
-        """A variable as explorer.runner.snapshot describes one: its kind is open (a namedtuple's is
+        """A variable as explorer.record.snapshot describes one: its kind is open (a namedtuple's is
         its class's name); tensors and arrays have their metadata."""
         kind = value.get("kind") if isinstance(value, dict) else None
         if not isinstance(kind, str):

@@ -1,7 +1,7 @@
 """Run a checked program statement by statement and record a Trace. Runs inside a worker.
 
 Each top-level statement is compiled and executed on its own in the sandbox namespace;
-after it, every variable is described (`explorer.runner.snapshot`). A clock interrupts Python
+after it, every variable is described (`explorer.record.snapshot`). A clock interrupts Python
 code at the time limit; the worker's parent kills what a clock cannot interrupt.
 """
 
@@ -21,16 +21,16 @@ from typing import Any
 import numpy as np
 import torch
 
-from explorer.runner.backward import FIRST, Recorder, finish
-from explorer.runner.graph import Ids
-from explorer.runner.graph import record as record_graph
-from explorer.runner.modules import Modules
-from explorer.runner.snapshot import snapshot
-from explorer.runner.trace import Step, Trace, error_info, failure
+from explorer.record.backward import FIRST, Recorder, finish
+from explorer.record.graph import Ids
+from explorer.record.graph import record as record_graph
+from explorer.record.modules import Modules
+from explorer.record.snapshot import snapshot
 from explorer.safety import sandbox
 from explorer.safety.guards import Guards, Output, names_a_date, unrepeatable_reached
 from explorer.safety.limits import LimitExceeded, Limits, TimeLimit, memory_message, time_message
 from explorer.safety.sandbox import FILENAME
+from explorer.trace import Step, Trace, error_info, failure
 
 # Errors of the place and the moment, not of the program: a run that ends so may not repeat.
 UNREPEATABLE = frozenset({"TimeLimit", "MemoryLimit", "MemoryError"})

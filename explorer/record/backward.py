@@ -29,9 +29,9 @@ from typing import Any
 
 import torch
 
-from explorer.runner.graph import Ids, record
-from explorer.runner.modules import Modules
-from explorer.runner.snapshot import leading_block, tensor_values
+from explorer.record.graph import Ids, record
+from explorer.record.modules import Modules
+from explorer.record.snapshot import leading_block, tensor_values
 from explorer.safety.sandbox import FILENAME
 
 FIRST = 10  # a program's first backward calls recorded in full; later, 2 * FIRST, 4 * FIRST…

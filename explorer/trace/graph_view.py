@@ -1,6 +1,6 @@
 """What part of a recorded graph a page draws, and the DOT for it. Pure: no torch, no Streamlit.
 
-A recorded graph ({dot, nodes, edges}, see explorer.runner.graph) holds everything. A view keeps
+A recorded graph ({dot, nodes, edges}, see explorer.record.graph) holds everything. A view keeps
 the nodes that lead to the chosen output tensors, optionally drops what built-in nodes saved
 (orange tensors, and the saved edges to variables) and backward-node attributes (torchviz's
 `show_saved` / `show_attrs`), collapses long runs
@@ -12,7 +12,7 @@ the nodes and edges (`torchviz_dot`).
 
 `node_line` / `edge_line` write the DOT statements `graphviz.Digraph.node` / `.edge` would,
 byte for byte, without their per-call overhead (a 10,000-node graph is written several times
-per run); explorer.runner.graph uses them too.
+per run); explorer.record.graph uses them too.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from graphviz import Digraph, quoting
 
 if TYPE_CHECKING:
-    from explorer.runner.trace import Trace
+    from explorer.trace import Trace
 
 NODE_ATTR = dict(style="filled", shape="box", align="left", fontsize="10", ranksep="0.1",
                  height="0.2", fontname="monospace")  # torchviz's node style

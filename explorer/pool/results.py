@@ -20,9 +20,9 @@ from collections import OrderedDict
 from dataclasses import asdict
 from importlib.metadata import version
 
-from explorer.runner.trace import Trace
-from explorer.runner.wire import uncollected
 from explorer.safety.limits import Limits
+from explorer.trace import Trace
+from explorer.trace.wire import uncollected
 
 MAX_BYTES = 64 << 20  # of kept Traces, pickled, with their keys
 ENTRY_BYTES = 512  # a kept Trace's key and its place in the table, more than they take

@@ -16,7 +16,7 @@ a leaf that requires grad is always blue and a named tensor green, both under th
 that a node saved one is its saved edge (`dir=none`) and its `saved` details.
 tests/test_graph.py checks it against `make_dot`. A run records its graph after every
 statement, so this is written for speed: DOT lines are formatted directly
-(`explorer.runner.graph_view.node_line`), and the cyclic garbage collector is paused while a
+(`explorer.trace.graph_view.node_line`), and the cyclic garbage collector is paused while a
 graph is walked.
 
 Colours (torchviz's): grey backward nodes; blue leaves that require grad (their `.grad` is
@@ -39,10 +39,10 @@ import torch
 from graphviz import Digraph
 from torchviz.dot import SAVED_PREFIX, resize_graph
 
-from explorer.runner.graph_view import COLOURS, FREED, NODE_ATTR, edge_line, node_line
-from explorer.runner.modules import Modules, Names
-from explorer.runner.snapshot import version
-from explorer.runner.wire import uncollected
+from explorer.record.modules import Modules, Names
+from explorer.record.snapshot import version
+from explorer.trace.graph_view import COLOURS, FREED, NODE_ATTR, edge_line, node_line
+from explorer.trace.wire import uncollected
 
 PACKED = "packed by the program's saved-tensor hooks: not read, as that would run its unpack hook"
 MAX_ATTR_CHARS = 50  # torchviz's default

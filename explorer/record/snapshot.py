@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from explorer.safety.guards import USER_MODULE
+from explorer.safety.sandbox import USER_MODULE
 
 
 class _Repr(reprlib.Repr):

@@ -1,7 +1,7 @@
 """The Trace: everything a run produced, as plain data that crosses process boundaries.
 
 One Trace feeds every page. It holds no live tensors or grad_fn objects: variables are the
-dicts made by `explorer.runner.snapshot`, so a Trace pickles, and `to_json` is its public form
+dicts made by `explorer.record.snapshot`, so a Trace pickles, and `to_json` is its public form
 (`python -m explorer run FILE --json`).
 """
 
@@ -12,9 +12,9 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from explorer.content.explain import explain
-from explorer.runner.validate import BadResult, trace_fields
-from explorer.runner.wire import BadAnswer, decode, uncollected
 from explorer.safety.limits import Limits
+from explorer.trace.check import BadResult, trace_fields
+from explorer.trace.wire import BadAnswer, decode, uncollected
 
 Variables = dict[str, dict[str, Any]]
 
@@ -30,8 +30,8 @@ class Step:
     graph: int | None = None  # index into Trace.graphs: the autograd graph after this step
 
 
-# The errors of a run stopped before the program's first statement (explorer.runner.execute,
-# explorer.runner.worker): nothing of it ran.
+# The errors of a run stopped before the program's first statement (explorer.record.execute,
+# explorer.pool.worker): nothing of it ran.
 NOT_STARTED = frozenset({"SyntaxError", "Refused", "DeviceUnavailable", "WallMissing", "Busy",
                          "WorkerUnavailable"})
 
@@ -46,7 +46,7 @@ class Trace:
     variables: Variables = field(default_factory=dict)
     steps: list[Step] = field(default_factory=list)
     graphs: list[dict[str, Any]] = field(default_factory=list)  # {dot, nodes, edges}, distinct
-    backward: list[dict[str, Any]] = field(default_factory=list)  # explorer.runner.backward calls
+    backward: list[dict[str, Any]] = field(default_factory=list)  # explorer.record.backward calls
     losses: list[dict[str, Any]] = field(default_factory=list)  # every call: value, grad norms
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # what the explorer changed or capped
@@ -55,7 +55,7 @@ class Trace:
     elapsed_ms: float = 0.0
     # The same program, device, seed, limits and versions give this Trace again: it was
     # seeded, reached nothing not known to behave the same every time (no clock, entropy or
-    # date: explorer.safety.guards), and ran out of no time or memory (explorer.runner.results).
+    # date: explorer.safety.guards), and ran out of no time or memory (explorer.pool.results).
     repeatable: bool = False
     reused: bool = False  # kept from an earlier run, not run again (never sent by a worker)
 
@@ -91,7 +91,7 @@ class Trace:
     @classmethod
     def from_dict(cls, data: dict[str, Any], limits: Limits | None = None) -> Trace:
         """The Trace `data` describes, checked against what a run under `limits` sends
-        (explorer.runner.validate); an answer no run makes is a BadResult error Trace. The error's
+        (explorer.trace.check); an answer no run makes is a BadResult error Trace. The error's
         explanation is made anew here from its type and message."""
         try:
             fields = trace_fields(data, limits or Limits())
@@ -137,7 +137,7 @@ def error_info(kind: str, message: str, line: int | None) -> dict[str, Any]:
 
 
 def refused(why: str, **extra: Any) -> Trace:
-    """A Trace for an answer no run makes (explorer.runner.wire.BadAnswer,
-    explorer.runner.validate's BadResult): none of it is shown, only `why`."""
+    """A Trace for an answer no run makes (explorer.trace.wire.BadAnswer,
+    explorer.trace.check's BadResult): none of it is shown, only `why`."""
     return failure("BadResult", f"The run sent back an answer the explorer does not accept: "
                    f"{why}. Nothing of it is shown.", **extra)

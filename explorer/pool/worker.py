@@ -1,6 +1,6 @@
 """Run learners' programs in isolated processes: `WorkerPool.run(code) -> Trace`.
 
-A pool owns one zygote (`explorer.runner.zygote`) that has imported PyTorch, started in the box
+A pool owns one zygote (`explorer.record.zygote`) that has imported PyTorch, started in the box
 `explorer.safety.box` builds; every run is served by a fresh child forked from it, which locks
 itself in (`explorer.safety.confine`), so a run never pays PyTorch's import and nothing one run does
 can reach the next or the host. The pool caps how many runs go at once, kills a child at its
@@ -31,10 +31,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from explorer.runner.results import MAX_BYTES, Results
-from explorer.runner.trace import Trace, failure, refused
-from explorer.runner.validate import BadResult, progress
-from explorer.runner.wire import (
+from explorer.pool.results import MAX_BYTES, Results
+from explorer.safety import box, confine
+from explorer.safety.limits import Limits, time_message
+from explorer.serve.hosting import settings
+from explorer.trace import Trace, failure, refused
+from explorer.trace.check import BadResult, progress
+from explorer.trace.wire import (
     MAX_PROGRESS_BYTES,
     MAX_RESULT_BYTES,
     BadAnswer,
@@ -48,13 +51,10 @@ from explorer.runner.wire import (
     skip,
     uncollected,
 )
-from explorer.safety import box, confine
-from explorer.safety.limits import Limits, time_message
-from explorer.serve.hosting import settings
 
 STARTUP_S = 120.0  # importing PyTorch on a cold machine
 GRACE_S = 1.0  # past the time limit, the child's own clock had its chance: kill it
-PROGRESS_PER_S = 20  # progress updates a run sends: explorer.runner.backward waits 50 ms between
+PROGRESS_PER_S = 20  # progress updates a run sends: explorer.record.backward waits 50 ms between
 Progress = Callable[[dict[str, Any]], None]
 # What a child may see of the server's environment: no tokens, keys or passwords.
 KEPT_ENV = ("PATH", "LANG", "LC_ALL", "TZ", "CUDA_VISIBLE_DEVICES", "LD_LIBRARY_PATH")
@@ -72,7 +72,7 @@ class WorkerPool:
     `EXPLORER_WITHOUT_WALLS=1` says the owner accepts the risk (explorer.serve.hosting).
     `threads`: torch's threads per run (default: the cores shared out between the runs).
     `kept_bytes`: how much of repeatable runs' Traces is kept and given again
-    (explorer.runner.results; 0 keeps none: every run runs)."""
+    (explorer.pool.results; 0 keeps none: every run runs)."""
 
     def __init__(self, size: int = 2, limits: Limits = Limits(), wait_s: float = 30.0,
                  details: bool = True, require_walls: bool | None = None,
@@ -305,7 +305,7 @@ class WorkerPool:
                    # one BLAS thread, and no TorchDynamo compiler
                    OPENBLAS_NUM_THREADS="1", TORCHDYNAMO_DISABLE="1")
         python = box.python() if self.boxed else sys.executable
-        argv = [python, "-m", "explorer.runner.zygote", self._socket,
+        argv = [python, "-m", "explorer.record.zygote", self._socket,
                 *([] if self.locked else ["--unlocked"])]
         if not self.boxed:
             self._zygote = subprocess.Popen(

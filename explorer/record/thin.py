@@ -14,8 +14,8 @@ import math
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from explorer.runner.trace import Trace
-from explorer.runner.wire import MAX_RESULT_BYTES, message, parts
+from explorer.trace import Trace
+from explorer.trace.wire import MAX_RESULT_BYTES, message, parts
 
 Variables = dict[str, dict[str, Any]]
 NOTE_BYTES = 1 << 12  # room kept for the note that says what was thinned
@@ -152,7 +152,7 @@ LEVELS: tuple[tuple[Level, str, frozenset[str]], ...] = (
 
 def _cut(variables: Variables, cap: int) -> Variables:
     """`variables` with each tensor's and array's values (and `.grad`) cut to a leading block
-    of at least `cap` (explorer.runner.snapshot.leading_block), the norm of all of them kept;
+    of at least `cap` (explorer.record.snapshot.leading_block), the norm of all of them kept;
     `variables` itself if none is cut."""
     cut = {name: _cut_one(info, cap) for name, info in variables.items()}
     return variables if all(cut[name] is info for name, info in variables.items()) else cut
