@@ -6,6 +6,8 @@ prints its Trace: one JSON object per line with `--json`, a short readable summa
 (`--dot`, `--svg`, `--png`), the Trace (`--json`) and the backward animation as a page that
 plays offline (`--html`). Each file is written whole or not at all; one that cannot be made
 (no graph, no backward pass) is not written, and the exit status is 1.
+`lessons check DIR` reads a folder of lessons and runs every program they open, printing
+each problem as `file:line: reason`; the exit status is 1 if there is one.
 """
 
 from __future__ import annotations
@@ -18,9 +20,12 @@ import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from explorer.runner.trace import Trace
-from explorer.runner.worker import WorkerPool
+from explorer.content.i18n import LANGUAGES, text
+from explorer.content.lesson_check import check
+from explorer.pool.worker import WorkerPool, default_pool
 from explorer.safety.limits import Limits
+from explorer.serve.hosting import settings
+from explorer.trace import Trace
 from explorer.views.export import (
     ExportError,
     animation_html,
@@ -38,6 +43,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "export":
         return export(args)
+    if args.command == "lessons":
+        return check_lessons(Path(args.folder), args.lang)
     pool = _pool(args)
     failed = False
     try:
@@ -79,6 +86,20 @@ def export(args: argparse.Namespace) -> int:
         else:
             print(f"wrote {path}", flush=True)
     return 1 if failed else 0
+
+
+def check_lessons(folder: Path, lang: str) -> int:
+    """Check the lessons of `folder` in the app's own pool; 1 if anything is wrong."""
+    host = settings()
+    report = check(folder, lambda code: default_pool().run(code, limits=host.training_limits))
+    for problem in report.problems:
+        print(problem.message(lang), flush=True)
+    counts = {"lessons": report.lessons, "programs": report.programs}
+    if report.problems:
+        print(text("lessons_check_failed", lang, count=len(report.problems), **counts))
+        return 1
+    print(text("lessons_checked", lang, **counts))
+    return 0
 
 
 def write_whole(path: Path, data: str | bytes) -> None:
@@ -165,6 +186,15 @@ def _parser() -> argparse.ArgumentParser:
     export.add_argument("--png", metavar="OUT", help="the same graph as PNG")
     export.add_argument("--dot", metavar="OUT", help="the same graph as graphviz DOT")
     export.add_argument("--json", metavar="OUT", help="the Trace (written even if it failed)")
+    lessons = commands.add_parser("lessons", help="work with a folder of lessons")
+    actions = lessons.add_subparsers(dest="action", required=True)
+    checking = actions.add_parser(
+        "check", help="read every lesson and run every program it opens",
+        description="Read every lesson of a folder and run every program it opens as the app "
+                    "would; print each problem as file:line: reason.")
+    checking.add_argument("folder", help="a folder of lessons, e.g. explorer/content/lessons")
+    checking.add_argument("--lang", choices=LANGUAGES, default="en",
+                          help="the language of the messages (default: en)")
     for command in (run, export):
         command.set_defaults(command_parser=command)
         command.add_argument("--device", default="cpu",

@@ -1,17 +1,23 @@
-"""Every lesson opens and runs from the home page in Chromium, in English and Chinese."""
+"""Every lesson opens and runs from the home page in Chromium, in English and Chinese; and a
+teacher adds a lesson with its own program from a folder outside the app, breaks it and fixes
+it, seeing each state on the next page load without a restart."""
 
 from __future__ import annotations
 
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 from playwright.sync_api import expect
 
+from explorer.bench.served import server
 from explorer.content import lessons
-from explorer.content.examples import by_key
 from explorer.content.i18n import text, texts
 from explorer.ui.common import PAGES
 from tests.conftest import ARTIFACTS
+from tests.test_content import NEW_LESSON, PROGRAM, add_lesson
 
 pytestmark = pytest.mark.browser
 TITLES = {path: key for path, key, _ in PAGES}
@@ -20,7 +26,7 @@ TITLES = {path: key for path, key, _ in PAGES}
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_every_lesson_runs_in_the_browser(page: Any, app_url: str, lang: str) -> None:
     for number, lesson in enumerate(lessons.lessons()):
-        example = by_key(lesson.examples[0])
+        example = lesson.programs[0]
         page.goto(f"{app_url}/?lang={lang}")
         # Click once the home page's first run is over: a click during it was once lost.
         expect(page.locator("[data-testid='stApp']")).to_have_attribute(
@@ -38,8 +44,8 @@ def test_every_lesson_runs_in_the_browser(page: Any, app_url: str, lang: str) ->
         except AssertionError:  # in about half of full-suite runs one click here is lost
             card.get_by_role("button", name=label).click()  # (not yet understood): once more
             expect(heading).to_be_visible()
-        if lesson.page == lessons.TRAINING:
-            page.get_by_role("button", name=text("train", lang)).click()
+        expect(page.get_by_text(text("lesson_look", lang)).first).to_be_visible()  # shown again
+        if lesson.page == lessons.TRAINING:  # it trains as it opens
             fell = texts()["loss_fell"][lang].split("{")[0]  # the words before the numbers
             expect(page.get_by_text(fell)).to_be_visible(timeout=60_000)
         else:
@@ -54,3 +60,68 @@ def test_every_lesson_runs_in_the_browser(page: Any, app_url: str, lang: str) ->
         else:
             expect(errors.first).to_be_visible()
     page.screenshot(path=ARTIFACTS / f"lesson-training-{lang}.png")
+
+
+@pytest.fixture(scope="module")
+def teacher(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """The app served with `EXPLORER_LESSONS` naming a teacher's folder (a copy of the app's
+    lessons), and that folder."""
+    folder = tmp_path_factory.mktemp("teacher") / "lessons"
+    shutil.copytree(lessons.FOLDER, folder)
+    with (pytest.MonkeyPatch.context() as env, open(ARTIFACTS / "teacher.log", "w+b") as log):
+        env.setenv(lessons.VARIABLE, str(folder))
+        with server(log) as (url, _):
+            yield url, folder
+
+
+def _home(page: Any, url: str, lang: str = "en") -> Any:
+    page.goto(f"{url}/?lang={lang}")
+    expect(page.locator("[data-testid='stApp']")).to_have_attribute(
+        "data-test-script-state", "notRunning")
+    expect(page.locator("[data-testid='stExpander']").first).to_be_visible()
+    return page.locator("[data-testid='stExpander']")
+
+
+def test_a_teacher_adds_breaks_and_fixes_a_lesson_without_a_restart(
+        page: Any, teacher: tuple[str, Path]) -> None:
+    url, folder = teacher
+    cards = _home(page, url)
+    expect(cards).to_have_count(11)
+    added = add_lesson(folder)  # a lesson with a program of its own
+    cards = _home(page, url)
+    expect(cards).to_have_count(12)
+    card = cards.nth(11)
+    expect(card).to_contain_text("12. Broadcasting, by a teacher")
+    card.locator("summary").click()
+    label = text("lesson_open", "en", title="Stretching a row", page=text("playground", "en"))
+    card.get_by_role("button", name=label).click()
+    expect(page.get_by_role("heading", name=text("playground", "en"), exact=True)).to_be_visible()
+    expect(page.get_by_text(text("lesson_look", "en")).first).to_be_visible()
+    expect(page.get_by_text("The shapes column.")).to_be_visible()
+    expect(page.get_by_text("tensor([[1., 2., 3.]").first).to_be_visible()
+    page.screenshot(path=ARTIFACTS / "lesson-teacher-opened.png")
+
+    en = added / "en.md"
+    en.write_text(NEW_LESSON["en"].replace("look:", "look"), encoding="utf-8")  # broken
+    for lang in ("en", "zh"):
+        cards = _home(page, url, lang)
+        box = page.locator("[data-testid='stAlertContentError']")
+        expect(box).to_contain_text(text("lessons_broken", lang))
+        expect(box).to_contain_text(f"{en}:6")
+        reason = lessons.load(folder).problems[0].reason(lang)
+        expect(box).to_contain_text(reason.replace("`", ""))  # `name: value` as code
+        expect(cards).to_have_count(11)  # the others are still there
+        expect(cards.nth(10)).to_contain_text(lessons.lessons()[10].title[lang])
+    page.screenshot(path=ARTIFACTS / "lesson-teacher-broken.png")
+
+    en.write_text(NEW_LESSON["en"].replace("by a teacher", "fixed"), encoding="utf-8")
+    (added / "programs" / "broadcast.en.py").write_text(
+        PROGRAM["en"].replace("torch.arange(3)", "torch.arange(3) * 10"), encoding="utf-8")
+    cards = _home(page, url)
+    expect(page.locator("[data-testid='stAlertContentError']")).to_have_count(0)
+    expect(cards).to_have_count(12)
+    card = cards.nth(11)
+    expect(card).to_contain_text("12. Broadcasting, fixed")
+    card.locator("summary").click()
+    card.get_by_role("button", name=label).click()
+    expect(page.get_by_text("tensor([[ 1., 11., 21.]").first).to_be_visible()

@@ -26,7 +26,7 @@ from explorer.content.i18n import text
 from explorer.safety.sandbox import MAX_CODE_CHARS, Refused, prepare
 from explorer.serve.ratelimit import KEY, RateLimiter
 from explorer.ui import common, custom
-from explorer.views import devices
+from explorer.views import devices, training
 from explorer.views.permalink import encode_code
 
 VISITOR = "visitor"  # the session's rate-limit bucket
@@ -309,17 +309,17 @@ def test_measure_again_waits_for_the_rate_limit(limiter: RateLimiter, runs: list
 
 def test_training_waits_for_the_rate_limit(limiter: RateLimiter, runs: list[str]) -> None:
     at = app("pages/7_Training.py")
-    at.number_input(key="training.iterations").set_value(5)
+    at.session_state["training.code"] = training.program(training.Settings(iterations=5))
     drain(limiter)
-    at.button[0].click().run()  # the form's Train button
+    at.button(key="training.train").click().run()
     assert waits(at) and runs == [] and "training.run" not in at.session_state
 
 
 def test_opening_an_iteration_waits_for_the_rate_limit(limiter: RateLimiter,
                                                       runs: list[str]) -> None:
     at = app("pages/7_Training.py")
-    at.number_input(key="training.iterations").set_value(5)
-    at.button[0].click().run()
+    at.session_state["training.code"] = training.program(training.Settings(iterations=5))
+    at.button(key="training.train").click().run()
     assert len(runs) == 1 and "training.run" in at.session_state
     drain(limiter)
     at.button(key="training.open").click().run()

@@ -28,13 +28,12 @@ from playwright.sync_api import expect
 from explorer.bench.served import ROOT, free_port, wait_healthy
 from explorer.content.examples import EXAMPLES
 from explorer.content.i18n import text
-from explorer.runner.worker import WorkerPool
+from explorer.pool.worker import WorkerPool
 from explorer.safety.limits import Limits
 from explorer.serve import launch
 from explorer.serve.hosting import HOSTED, LOCAL, VARIABLE, hosted, settings
 from explorer.views.render import LayoutError, svg
-from explorer.views.training import Settings as Training
-from explorer.views.training import program
+from explorer.views.training import STARTS, starting
 from tests.conftest import ARTIFACTS
 
 PIP_TIMEOUT_S = 15 * 60  # measured here: about 100 s with nothing in pip's cache
@@ -66,8 +65,6 @@ def test_every_hosted_limit_is_smaller() -> None:
     assert HOSTED.training_limits.time_s < LOCAL.training_limits.time_s
     assert HOSTED.training_limits.memory_mb < LOCAL.training_limits.memory_mb
     assert HOSTED.workers == 1 < LOCAL.workers
-    # fewer iterations, but the seed's own count stays a choice the training page accepts
-    assert Training().iterations <= HOSTED.max_iterations < LOCAL.max_iterations
     assert LOCAL.details and not HOSTED.details
 
 
@@ -87,14 +84,14 @@ def test_the_app_takes_its_settings_from_the_environment(value: str, expected: A
     probe = ("import json; from explorer.ui import common, training; p = common.pool(); "
              "print(json.dumps([common.SETTINGS.hosted, repr(common.LIMITS), p.size, p.details, "
              "repr(p.limits), common.RUNS.burst, common.RUNS.interval_s, "
-             "repr(training.LIMITS), training.MAX_ITERATIONS])); p.close()")
+             "repr(training.LIMITS)])); p.close()")
     done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True,
                           text=True, timeout=120, env={**os.environ, VARIABLE: value})
     assert done.returncode == 0, done.stderr[-2000:]
     seen = json.loads(done.stdout.strip().splitlines()[-1])
     assert seen == [expected.hosted, repr(expected.limits), expected.workers, expected.details,
                     repr(expected.limits), expected.burst, expected.interval_s,
-                    repr(expected.training_limits), expected.max_iterations]
+                    repr(expected.training_limits)]
 
 
 def test_every_lesson_program_fits_the_hosted_caps(pool: WorkerPool) -> None:
@@ -103,12 +100,13 @@ def test_every_lesson_program_fits_the_hosted_caps(pool: WorkerPool) -> None:
     caps = dataclasses.replace(HOSTED.limits, time_s=60)
     runs = [(e.key, pool.run(e.code, limits=caps)) for e in EXAMPLES]
     training = dataclasses.replace(HOSTED.training_limits, time_s=60)
-    runs.append(("training", pool.run(program(Training(iterations=HOSTED.max_iterations)),
-                                      limits=training)))
+    runs += [(f"training {key}", pool.run(starting(key, "en"), limits=training))
+             for key in STARTS]
     for key, trace in runs:
         assert trace.error is None or trace.error["type"] not in LIMIT_ERRORS, (key, trace.error)
         assert not [n for n in trace.notes if "cap" in n or "Only the first" in n], key
-    assert runs[-1][1].ok and len(runs[-1][1].losses) == HOSTED.max_iterations
+    # the training page's starting programs: the seed's 500 iterations
+    assert all(trace.ok and len(trace.losses) == 500 for _, trace in runs[-len(STARTS):])
 
 
 def test_hosted_errors_name_no_cause_but_the_log_has_it(caplog: Any) -> None:
@@ -133,7 +131,7 @@ def test_a_hosted_pool_that_cannot_start_a_worker_names_no_path(caplog: Any) -> 
         try:
             assert pool.run("x = 1").ok  # the zygote is up and serving
             shutil.rmtree(home)
-            with caplog.at_level(logging.ERROR, logger="explorer.runner.worker"):
+            with caplog.at_level(logging.ERROR, logger="explorer.pool.worker"):
                 trace = pool.run("x = 2")
         finally:
             pool.close()

@@ -2,30 +2,91 @@
 
 from __future__ import annotations
 
+import logging
 import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 import torch
 from streamlit.testing.v1 import AppTest
 
-from explorer.content import lessons
+from explorer.content import lesson_check, lessons
 from explorer.content.examples import by_key
-from explorer.content.i18n import LANGUAGES
-from explorer.runner.worker import WorkerPool
+from explorer.content.i18n import LANGUAGES, text
+from explorer.content.markdown import plain
+from explorer.pool.worker import WorkerPool
+from explorer.serve.hosting import HOSTED
+from explorer.ui import common
 from explorer.ui.lessons import EDITORS
 from explorer.views.custom import gradient_checks, verdicts
 from explorer.views.training import Settings, program
 from tests.programs import MY_RELU
+from tests.test_content import NEW_LESSON, PROGRAM, add_lesson
 
 
-def test_every_lesson_is_written_in_both_languages_and_points_at_real_programs() -> None:
+def test_every_lesson_is_written_in_both_languages_and_opens_programs_commented_in_it() -> None:
     assert len(lessons.lessons()) >= 10
     for lesson in lessons.lessons():
         for part in (lesson.title, lesson.text, lesson.look):
             assert set(part) == set(LANGUAGES) and all(part.values())
             assert re.search(r"[\u4e00-\u9fff]", part["zh"]), lesson.key
         assert lesson.page in set(EDITORS) | {lessons.TRAINING}
-        assert all(by_key(key).code for key in lesson.examples)
+        for opened in lesson.programs:
+            assert not re.search(r"[\u4e00-\u9fff]", opened.code_in("en")), opened.key
+            for lang in LANGUAGES:  # no notebook cells, no notes the learner cannot see
+                assert not re.search(r"In \[\d+\]|来自|from (the )?(an )?earlier|note 00",
+                                     opened.code_in(lang)), (opened.key, lang)
+
+
+def test_the_first_lesson_opens_a_program_of_its_own_not_the_second_lessons() -> None:
+    first, second = lessons.lessons()[:2]
+    assert not set(first.examples) & set(second.examples)
+    assert first.programs[0].folder == first.folder / "programs"
+
+
+def test_the_apps_own_lessons_pass_lessons_check() -> None:
+    done = subprocess.run([sys.executable, "-m", "explorer", "lessons", "check",
+                           str(lessons.FOLDER)], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.endswith("no problems.\n")
+
+
+def test_lessons_check_names_each_problem_with_file_and_line(tmp_path: Path) -> None:
+    """A program that stops, one that should stop but does not, a broken file and a missing
+    language: each named, in English and in Chinese; exit status 1."""
+    folder = tmp_path / "lessons"
+    add_lesson(folder)
+    (folder / "12-broadcasting" / "programs" / "broadcast.zh.py").write_text(
+        "import torch\nx = torch.ones(2)\nx.backward()\n", encoding="utf-8")
+    (folder / "13-error").mkdir()
+    (folder / "13-error" / "en.md").write_text(NEW_LESSON["en"].replace(
+        "broadcast, tensor-add", "requires-grad-non-leaf-error").replace(
+        "program.broadcast: Stretching a row\n", ""), encoding="utf-8")
+    (folder / "14-broken").mkdir()
+    (folder / "14-broken" / "zh.md").write_text("title: 没有头信息\n", encoding="utf-8")
+    for lang, words in (("en", "the program stopped: RuntimeError"), ("zh", "程序中途停止")):
+        done = subprocess.run([sys.executable, "-m", "explorer", "lessons", "check",
+                               str(folder), "--lang", lang],
+                              capture_output=True, text=True, timeout=600)
+        assert done.returncode == 1, done.stdout + done.stderr
+        lines = done.stdout.splitlines()
+        assert len(lines) == 4 and lines[-1].startswith("3 "), done.stdout
+        stopped, missing, broken = sorted(lines[:3])
+        assert stopped.startswith(f"{folder}/12-broadcasting/programs/broadcast.zh.py:3: "), \
+            stopped
+        assert words in stopped
+        assert missing.startswith(f"{folder}/13-error/zh.md: "), missing
+        assert broken.startswith(f"{folder}/14-broken/zh.md:1: "), broken
+
+
+def test_a_program_that_should_stop_with_an_error_but_does_not_is_named(
+        pool: WorkerPool) -> None:
+    (problem,) = lesson_check._ran(Path("p.py"), "some error", pool.run("x = 1\n"))
+    assert problem.message("en") == "p.py: the program should stop with “some error”, but " \
+        "it ran to the end"
 
 
 def test_the_lessons_cover_the_seed_topics() -> None:
@@ -100,15 +161,95 @@ def _app(lang: str = "en") -> AppTest:
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_every_lesson_opens_and_runs_on_its_page(lang: str) -> None:
     for lesson in lessons.lessons():
-        for key in lesson.examples:
+        for opened in lesson.programs:
             at = _app(lang)
-            at.button(key=f"lesson.{lesson.key}.{key}").click().run()
-            assert not at.exception, (lesson.key, key)
-            if lesson.page == lessons.TRAINING:
-                continue
-            trace = at.session_state[f"{EDITORS[lesson.page]}.trace"]
-            example = by_key(key)
-            assert trace.ok == (example.error is None), (key, trace.error)
+            at.button(key=f"lesson.{lesson.key}.{opened.key}").click().run()
+            assert not at.exception, (lesson.key, opened.key)
+            trace = (at.session_state["training.run"][1] if lesson.page == lessons.TRAINING
+                     else at.session_state[f"{EDITORS[lesson.page]}.trace"])
+            assert trace.ok == (opened.error is None), (opened.key, trace.error)
+            if lesson.page != lessons.TRAINING:
+                assert at.session_state[f"{EDITORS[lesson.page]}.ran"] == opened.code_in(lang)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_lesson_opens_its_program_named_in_the_picker_with_what_to_look_at(
+        lang: str) -> None:
+    lesson = lessons.by_key("numpy-bridge")
+    at = _app(lang)
+    at.button(key="lesson.numpy-bridge.tensor-to-numpy").click().run()
+    assert not at.exception
+    assert at.selectbox(key="numpy.example").value == "tensor-to-numpy"
+    assert f"**{text('lesson_look', lang)}** {lesson.look[lang]}" in [c.value for c in at.caption]
+    assert at.session_state["numpy.code"] == by_key("tensor-to-numpy").code_in(lang)
+    at.session_state["numpy.code"] = "print(1)\n"  # another program: the line goes
+    at.run()
+    assert lesson.look[lang] not in " ".join(c.value for c in at.caption)
+
+
+@pytest.fixture
+def teacher(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A teacher's lessons folder, named by EXPLORER_LESSONS: the app's own and one more."""
+    folder = tmp_path / "lessons"
+    shutil.copytree(lessons.FOLDER, folder)
+    add_lesson(folder)
+    monkeypatch.setenv(lessons.VARIABLE, str(folder))
+    return folder
+
+
+def _titles(at: AppTest) -> list[str]:
+    return [expander.label for expander in at.expander]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_teachers_lesson_opens_its_own_program_in_the_readers_language(
+        teacher: Path, lang: str) -> None:
+    at = _app(lang)
+    title = NEW_LESSON[lang].split("title: ")[1].split("\n")[0]
+    assert f"{len(_titles(at))}. {title}" == _titles(at)[-1]
+    at.button(key="lesson.broadcasting.broadcast").click().run()
+    assert not at.exception
+    assert at.session_state["playground.trace"].ok
+    assert at.session_state["playground.ran"] == PROGRAM[lang]
+    assert at.selectbox(key="playground.example").value is None  # not a built-in program
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_broken_lesson_is_named_on_the_page_and_the_others_stay(teacher: Path,
+                                                                  lang: str) -> None:
+    zh = teacher / "12-broadcasting" / "zh.md"
+    zh.write_text(NEW_LESSON["zh"].replace("page: playground", "page: graph"), encoding="utf-8")
+    at = _app(lang)
+    assert not at.exception and len(_titles(at)) == len(lessons.lessons()) == 11
+    (box,) = at.error
+    assert text("lessons_broken", lang) in box.value and f"{zh}:3" in box.value
+    assert lessons.shelf().problems[0].reason(lang, plain) in box.value
+    zh.write_text(NEW_LESSON["zh"].replace("广播", "广播（改过）"), encoding="utf-8")
+    at.run()  # fixed: shown again, edited, on the next run without a restart
+    assert not at.error and len(_titles(at)) == 12
+    assert ("广播（改过）" in _titles(at)[-1]) == (lang == "zh")
+
+
+def test_a_hosted_server_tells_visitors_little_and_its_log_the_rest(
+        teacher: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    (teacher / "12-broadcasting" / "en.md").write_text("no front matter\n", encoding="utf-8")
+    monkeypatch.setattr(common, "SETTINGS", HOSTED)
+    with caplog.at_level(logging.ERROR, logger="explorer.ui.lessons"):
+        at = _app()
+    assert not at.exception and not at.error and len(_titles(at)) == 11
+    assert [w.value for w in at.warning] == [text("lessons_broken_hosted", "en")]
+    assert str(teacher) not in " ".join(m.value for m in at.markdown)
+    assert f"{teacher}/12-broadcasting/en.md:1: the file must begin" in caplog.text
+
+
+def test_a_lesson_in_one_language_is_shown_in_it_with_a_note(teacher: Path) -> None:
+    (teacher / "12-broadcasting" / "zh.md").unlink()
+    at = _app("zh")
+    assert not at.exception and not at.error
+    assert _titles(at)[-1] == "12. Broadcasting, by a teacher"
+    assert text("lesson_only_in", "zh", language="英文") in [i.value for i in at.info]
+    at.button(key="lesson.broadcasting.broadcast").click().run()
+    assert at.session_state["playground.ran"] == PROGRAM["en"]
 
 
 def test_the_custom_function_page_checks_the_seeds_relu() -> None:
@@ -124,8 +265,8 @@ def test_the_custom_function_page_checks_the_seeds_relu() -> None:
 def test_the_training_page_trains_and_opens_an_iteration() -> None:
     at = _app("zh")
     at.switch_page("pages/7_Training.py").run()
-    at.number_input[5].set_value(50)  # iterations, to keep the test quick
-    at.button[0].click().run()
+    at.session_state["training.code"] = program(Settings(iterations=50))  # quick
+    at.button(key="training.train").click().run()
     assert not at.exception
     assert "损失从" in at.success[0].value
     at.number_input(key="training.k").set_value(7)

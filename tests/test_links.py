@@ -13,6 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 from explorer.content.examples import by_key
 from explorer.views.permalink import MAX_QUERY, encode_code
+from explorer.views.training import Settings, program
 from tests.conftest import editor_code
 from tests.programs import SEED
 
@@ -115,18 +116,25 @@ def test_the_custom_function_page_round_trips_its_open_tab() -> None:
     _same_page(at, "pages/6_Custom_Function.py")
 
 
-def test_the_training_page_round_trips_its_settings_and_the_run() -> None:
+def test_the_training_page_round_trips_its_program_and_the_run() -> None:
     at = _open("pages/7_Training.py")
-    at.number_input(key="training.iterations").set_value(20)
-    at.number_input(key="training.h").set_value(8)
-    at.button[0].click().run()  # the form's Train button
+    code = program(Settings(h=8, iterations=20))
+    at.session_state["training.code"] = code
+    at.button(key="training.train").click().run()
     assert not at.exception
     at.number_input(key="training.k").set_value(7).run()
     at.button(key="training.open").click().run()
     link = _link(at)
-    assert (link["iters"], link["h"], link["trained"], link["k"], link["opened"]) == (
-        "20", "8", "1", "7", "1")
+    assert (link["code"], link["trained"], link["k"], link["opened"]) == (
+        encode_code(code), "1", "7", "1")
     _same_page(at, "pages/7_Training.py")
+
+
+def test_a_training_link_of_the_old_settings_opens_their_program() -> None:
+    at = _open("pages/7_Training.py", {"h": "8", "iters": "20", "trained": "1"})
+    assert editor_code(at) == program(Settings(h=8, iterations=20))
+    assert len(at.session_state["training.run"][1].losses) == 20
+    assert _link(at)["code"] == encode_code(program(Settings(h=8, iterations=20)))
 
 
 def test_a_link_shows_the_program_it_runs_and_runs_it_in_the_sandbox() -> None:

@@ -14,7 +14,9 @@ preset.  The notes were extracted from PDFs, so their code was cleaned up:
 * snippets that use variables from an earlier snippet (or from another note) get those
   lines prepended, under a comment that says where they come from.
 
-Otherwise the notes' own lines and (Chinese) comments are kept, in the notes' order.
+Otherwise the notes' own lines and (Chinese) comments are kept, in the notes' order. A
+program may also have a version per language, ``<key>.<lang>.py``: the same code commented in
+that language, without the notes' leftovers, which the lessons open (``Example.code_in``).
 Examples whose lesson *is* an error stop at the failing line and name the error in
 ``Example.error``; what the note does after the error is a separate example.
 
@@ -25,12 +27,15 @@ Examples whose lesson *is* an error stop at the failing line and name the error 
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+
+from explorer.content.i18n import LANGUAGES
 
 __all__ = ["EXAMPLES", "PROGRAMS", "Example", "by_key"]
 
 PROGRAMS = Path(__file__).parent / "programs"
+STARTS = Path(__file__).parent / "training"  # the Training page's own starting programs
 
 
 @dataclass(frozen=True)
@@ -47,14 +52,44 @@ class Example:
     """The runnable program (ends with a newline)."""
     error: str | None = None
     """For examples whose lesson is an error: a substring of PyTorch's error message."""
+    versions: dict[str, str] = field(default_factory=dict)
+    """The program commented in a language, by language: the files ``<key>.<lang>.py``."""
+    folder: Path = PROGRAMS
+    """Where its files are."""
+
+    def code_in(self, lang: str) -> str:
+        """The program as a lesson in `lang` opens it."""
+        return self.versions.get(lang, self.code)
+
+    def file(self, lang: str) -> Path:
+        """The file `code_in(lang)` comes from."""
+        return self.folder / (f"{self.key}.{lang}.py" if lang in self.versions else
+                              f"{self.key}.py")
+
+
+def versions(folder: Path, key: str) -> dict[str, Path]:
+    """The files of program `key` in `folder`, by language ("" for ``<key>.py``)."""
+    files = {"": folder / f"{key}.py"} | {lang: folder / f"{key}.{lang}.py" for lang in LANGUAGES}
+    return {lang: path for lang, path in files.items() if path.is_file()}
+
+
+def start(key: str, lang: str) -> str:
+    """The Training page's starting program `key` (STARTS/<key>.<lang>.py), as a reader of
+    `lang` reads it."""
+    files = versions(STARTS, key)
+    return (files.get(lang) or files.get("en") or files[""]).read_text(encoding="utf-8")
 
 
 def load(folder: Path = PROGRAMS) -> tuple[Example, ...]:
     """The programs listed in `folder`'s programs.toml, in its order."""
     with open(folder / "programs.toml", "rb") as index:
         listed = tomllib.load(index)["program"]
-    return tuple(Example(code=(folder / f"{entry['key']}.py").read_text(encoding="utf-8"),
-                         **entry) for entry in listed)
+    examples = []
+    for entry in listed:
+        files = {lang: path.read_text(encoding="utf-8")
+                 for lang, path in versions(folder, entry["key"]).items()}
+        examples.append(Example(code=files.pop(""), versions=files, folder=folder, **entry))
+    return tuple(examples)
 
 
 EXAMPLES: tuple[Example, ...] = load()

@@ -6,23 +6,37 @@ Each lesson is a folder `content/lessons/<NN>-<key>/` holding one Markdown file 
     ---
     title: What PyTorch is
     page: playground
-    programs: tensor-create, tensor-add
+    programs: first-look, tensor-add
+    program.first-look: A first look: a tensor and its gradient
     look: Step through the program: ...
     ---
     PyTorch is NumPy-style arrays ...
 
-`page` (one of PAGES' names) and `programs` (keys of `explorer.content.examples`) must be the
-same in every language. Lessons come in their folders' order; a new folder is a new lesson.
+A lesson on the Backward page may also ask before it shows (Predict, then see):
+`predict: y, x.grad` (the gradient of tensor y, the `.grad` of leaf x; the same in every
+language) and `hint: ...`, shown with each question.
+
+`page` (one of PAGES' names) and `programs` must be the same in every language. A program is
+the lesson's own, `programs/<key>.py` in its folder (or `<key>.<lang>.py`, one per language),
+titled by a `program.<key>` line; else a built-in one (`explorer.content.examples`).
+
+Lessons come in their folders' order; a new folder is a new lesson. A lesson that cannot be
+read is left out and named, with its file, line and reason, in `Shelf.problems`; a lesson in
+one language only is kept, in that language. Files are read again when one changes.
 """
 
 from __future__ import annotations
 
 import functools
 import os
-from dataclasses import dataclass
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from explorer.content.i18n import LANGUAGES
+from explorer.content import examples
+from explorer.content.examples import Example
+from explorer.content.i18n import LANGUAGES, text
 
 PLAYGROUND, GRAPH, BACKWARD = "pages/1_Playground.py", "pages/2_Graph.py", "pages/5_Backward.py"
 NUMPY, DEVICES = "pages/3_NumPy.py", "pages/4_Devices.py"
@@ -31,33 +45,94 @@ PAGES = {"playground": PLAYGROUND, "graph": GRAPH, "backward": BACKWARD, "numpy"
          "devices": DEVICES, "custom": CUSTOM, "training": TRAINING}
 FOLDER = Path(__file__).parent / "lessons"
 VARIABLE = "EXPLORER_LESSONS"  # another lessons folder, e.g. a teacher's own
+FIELDS = ("title", "page", "programs", "look")
+# Predict, then see, on the Backward page: what to ask (`x.grad`, a leaf's; `y`, the gradient
+# of the tensor `y`), and a hint shown with the question.
+OPTIONAL = ("predict", "hint")
+SHARED = ("page", "programs", "predict")  # the same in every language
+ASKED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.grad)?")  # one thing `predict` asks
+TITLE = "program."  # `program.<key>: title` titles a lesson's own program
 
 
-class LessonError(ValueError):
-    """A lesson file that cannot be read: says which file and what is wrong."""
+@dataclass(frozen=True)
+class Problem:
+    """What is wrong with a lesson file: where (file, line if known) and why, in words that
+    `text` keys `lesson_error_<kind>` give in every language."""
+
+    path: Path
+    line: int | None
+    kind: str
+    values: tuple[tuple[str, str], ...] = ()
+
+    def reason(self, lang: str, escape: Callable[[str], str] = str) -> str:
+        """Why, in `lang`; `escape` takes each value from the file (e.g. for Markdown)."""
+        values = {name: escape(value) for name, value in self.values}
+        if "language" in values:  # a language's code, named in `lang`
+            values["language"] = text(f"language_{dict(self.values)['language']}", lang)
+        return text(f"lesson_error_{self.kind}", lang, **values)
+
+    @property
+    def where(self) -> str:
+        return f"{self.path}:{self.line}" if self.line else str(self.path)
+
+    def message(self, lang: str) -> str:
+        return f"{self.where}: {self.reason(lang)}"
+
+
+class Broken(Exception):
+    """A lesson file that cannot be read; carries its Problem."""
+
+    def __init__(self, path: Path, line: int | None, kind: str, **values: object) -> None:
+        super().__init__(kind)
+        self.problem = Problem(path, line, kind, tuple((k, str(v)) for k, v in values.items()))
 
 
 @dataclass(frozen=True)
 class Lesson:
-    """One lesson: its text, what to look at, and the programs it opens on which page."""
+    """One lesson, in the languages it is written in: its text, what to look at, and the
+    programs it opens on which page."""
 
     key: str
+    folder: Path
     title: dict[str, str]
     text: dict[str, str]
     look: dict[str, str]
     page: str
-    examples: tuple[str, ...]
+    programs: tuple[Example, ...]
+    predict: tuple[str, ...] = ()  # what the Backward page asks before it shows (`x.grad`, `y`)
+    hint: dict[str, str] = field(default_factory=dict)  # shown with those questions
+
+    @property
+    def examples(self) -> tuple[str, ...]:
+        """Its programs' keys."""
+        return tuple(program.key for program in self.programs)
+
+    def language(self, lang: str) -> str:
+        """The language it is shown in to a reader of `lang`: `lang`, else its first."""
+        return lang if lang in self.title else next(iter(self.title))
+
+
+@dataclass(frozen=True)
+class Shelf:
+    """The lessons of a folder that could be read, and what is wrong with the others."""
+
+    lessons: tuple[Lesson, ...]
+    problems: tuple[Problem, ...]
+
+
+def folder() -> Path:
+    """The folder `EXPLORER_LESSONS` names, else the app's own."""
+    return Path(os.environ.get(VARIABLE) or FOLDER)
+
+
+def shelf() -> Shelf:
+    """The lessons of `folder()` as its files are now."""
+    return load(folder())
 
 
 def lessons() -> tuple[Lesson, ...]:
-    """The lessons of the folder `EXPLORER_LESSONS` names, else the app's own."""
-    return load(Path(os.environ.get(VARIABLE) or FOLDER))
-
-
-@functools.cache
-def load(folder: Path) -> tuple[Lesson, ...]:
-    """Every lesson folder in `folder`, in name order."""
-    return tuple(_lesson(path) for path in sorted(folder.iterdir()) if path.is_dir())
+    """The lessons that could be read."""
+    return shelf().lessons
 
 
 def by_key(key: str) -> Lesson:
@@ -68,31 +143,159 @@ def by_key(key: str) -> Lesson:
     raise KeyError(f"no lesson called {key!r}")
 
 
-def _lesson(folder: Path) -> Lesson:
-    files = {lang: _read(folder / f"{lang}.md") for lang in LANGUAGES}
-    shared = {(f["page"], f["programs"]) for f, _ in files.values()}
-    if len(shared) > 1:
-        raise LessonError(f"{folder.name}: `page` and `programs` differ between languages")
-    page, programs = shared.pop()
-    if page not in PAGES:
-        raise LessonError(f"{folder.name}: page {page!r} is not one of {', '.join(PAGES)}")
-    return Lesson(key=folder.name.split("-", 1)[-1],
-                  title={lang: f["title"] for lang, (f, _) in files.items()},
-                  text={lang: body for lang, (_, body) in files.items()},
-                  look={lang: f["look"] for lang, (f, _) in files.items()},
-                  page=PAGES[page],
-                  examples=tuple(p.strip() for p in programs.split(",") if p.strip()))
+def load(where: Path) -> Shelf:
+    """Every lesson folder in `where`, in name order; read again when a file changes."""
+    return _load(where, _fingerprint(where))
 
 
-def _read(path: Path) -> tuple[dict[str, str], str]:
-    """The front matter (`key: value` lines between `---` lines) and the text after it."""
+def _fingerprint(where: Path) -> tuple[tuple[str, int, int], ...]:
+    """Each file and folder under `where` with its modification time and size."""
     try:
-        _, head, body = path.read_text(encoding="utf-8").split("---\n", 2)
-    except (OSError, ValueError) as error:
-        raise LessonError(f"{path}: no front matter between `---` lines ({error})") from None
-    fields = dict(line.split(":", 1) for line in head.splitlines() if ":" in line)
-    fields = {key.strip(): value.strip() for key, value in fields.items()}
-    missing = {"title", "page", "programs", "look"} - set(fields)
+        found = [(str(path), *_stamp(path)) for path in where.rglob("*")]
+    except OSError:
+        return ()
+    return tuple(sorted(found))
+
+
+def _stamp(path: Path) -> tuple[int, int]:
+    try:
+        status = path.stat()
+    except OSError:
+        return (0, -1)
+    return (status.st_mtime_ns, status.st_size)
+
+
+@functools.lru_cache(maxsize=8)
+def _load(where: Path, _fingerprint: tuple[tuple[str, int, int], ...]) -> Shelf:
+    if not where.is_dir():
+        return Shelf((), (Problem(where, None, "folder", (("variable", VARIABLE),)),))
+    found: list[Lesson] = []
+    problems: list[Problem] = []
+    for path in sorted(p for p in where.iterdir() if p.is_dir() and not p.name.startswith(".")):
+        try:
+            lesson = _lesson(path)
+        except Broken as broken:
+            problems.append(broken.problem)
+            continue
+        twin = next((other for other in found if other.key == lesson.key), None)
+        if twin is not None:
+            problems.append(Problem(path, None, "duplicate", (("lesson", lesson.key),
+                                                               ("other", twin.folder.name))))
+            continue
+        found.append(lesson)
+    return Shelf(tuple(found), tuple(problems))
+
+
+def _lesson(path: Path) -> Lesson:
+    files = {lang: path / f"{lang}.md" for lang in LANGUAGES if (path / f"{lang}.md").is_file()}
+    if not files:
+        raise Broken(path, None, "no_file", files=" / ".join(f"{lang}.md" for lang in LANGUAGES))
+    fronts = {lang: _read(file) for lang, file in files.items()}
+    first = next(iter(files))
+    for lang, (fields, _) in fronts.items():
+        for name in SHARED:
+            mine, theirs = fields.get(name, ("", 1)), fronts[first][0].get(name, ("", 1))
+            if _keys(mine[0]) != _keys(theirs[0]):
+                raise Broken(files[lang], mine[1], "differ", field=name,
+                             other=files[first].name)
+    fields = fronts[first][0]
+    page, line = fields["page"]
+    if page not in PAGES:
+        raise Broken(files[first], line, "page", page=page, pages=", ".join(PAGES))
+    keys = _keys(fields["programs"][0])
+    asked, line = fields.get("predict", ("", 1))
+    if asked and page != "backward":
+        raise Broken(files[first], line, "predict_page", page=page)
+    for item in _keys(asked):
+        if not ASKED.fullmatch(item):
+            raise Broken(files[first], line, "predict_item", item=item)
+    for lang, (own_fields, _) in fronts.items():
+        for name, (_, number) in own_fields.items():
+            if name.startswith(TITLE) and name[len(TITLE):] not in keys:
+                raise Broken(files[lang], number, "title_unused", program=name[len(TITLE):])
+    return Lesson(key=path.name.split("-", 1)[-1], folder=path,
+                  title={lang: f["title"][0] for lang, (f, _) in fronts.items()},
+                  text={lang: body for lang, (_, body) in fronts.items()},
+                  look={lang: f["look"][0] for lang, (f, _) in fronts.items()},
+                  predict=tuple(_keys(asked)),
+                  hint={lang: f["hint"][0] for lang, (f, _) in fronts.items() if "hint" in f},
+                  page=PAGES[page],
+                  programs=tuple(_program(path, key, files, fronts) for key in keys))
+
+
+Front = tuple[dict[str, tuple[str, int]], str]
+
+
+def _keys(value: str) -> list[str]:
+    """A comma-separated list's items."""
+    return [key.strip() for key in value.split(",") if key.strip()]
+
+
+def _program(path: Path, key: str, files: dict[str, Path], fronts: dict[str, Front]) -> Example:
+    """Program `key`: the lesson's own (`programs/<key>.py`) if it has one, else built-in."""
+    own = examples.versions(path / "programs", key)
+    first = next(iter(files))
+    if not own:
+        try:
+            return examples.by_key(key)
+        except KeyError:
+            raise Broken(files[first], fronts[first][0]["programs"][1], "program",
+                         program=key) from None
+    codes = {lang: _text(file) for lang, file in own.items()}
+    titles = {}
+    for lang, (fields, _) in fronts.items():
+        line = fields["programs"][1]
+        if lang not in own and "" not in own:
+            raise Broken(files[lang], line, "program_language", program=key, code=lang)
+        if TITLE + key not in fields:
+            raise Broken(files[lang], line, "program_title", program=key)
+        titles[lang] = fields[TITLE + key][0]
+    base = codes.pop("", None)
+    return Example(key=key, title=titles, seed="", code=base or codes[first], versions=codes,
+                   folder=path / "programs")
+
+
+def _text(path: Path) -> str:
+    """A file's text; Broken (with the line) if it is not UTF-8 or cannot be read."""
+    try:
+        raw = path.read_bytes()
+    except OSError as error:
+        raise Broken(path, None, "unreadable", reason=error.strerror or error) from None
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise Broken(path, raw.count(b"\n", 0, error.start) + 1, "not_utf8") from None
+
+
+FIELD = re.compile(r"[a-z]+(\.[a-z0-9-]+)?")
+
+
+def _read(path: Path) -> Front:
+    """The front matter (`name: value` lines between `---` lines), each value with its line
+    number, and the text after it."""
+    lines = _text(path).splitlines()
+    if not lines or lines[0].strip() != "---":
+        raise Broken(path, 1, "no_front_matter")
+    end = next((n for n in range(1, len(lines)) if lines[n].strip() == "---"), None)
+    if end is None:
+        raise Broken(path, 1, "unclosed")
+    fields: dict[str, tuple[str, int]] = {}
+    for number, line in enumerate(lines[1:end], start=2):
+        if not line.strip():
+            continue
+        name, colon, value = (part.strip() for part in line.partition(":"))
+        if not colon:
+            raise Broken(path, number, "line", found=line.strip())
+        if name not in FIELDS + OPTIONAL and not (name.startswith(TITLE)
+                                                  and FIELD.fullmatch(name)):
+            raise Broken(path, number, "unknown", field=name,
+                         fields=", ".join(FIELDS + OPTIONAL))
+        if name in fields:
+            raise Broken(path, number, "twice", field=name, first=fields[name][1])
+        if not value:
+            raise Broken(path, number, "empty", field=name)
+        fields[name] = (value, number)
+    missing = [name for name in FIELDS if name not in fields]
     if missing:
-        raise LessonError(f"{path}: the front matter lacks {', '.join(sorted(missing))}")
-    return fields, body.strip()
+        raise Broken(path, 1, "missing", fields=", ".join(missing))
+    return fields, "\n".join(lines[end + 1:]).strip()

@@ -34,7 +34,6 @@ class Settings:
     burst: int  # runs a session may start in a row...
     interval_s: float  # ...then one every this many seconds
     training_limits: Limits  # the training page's runs (thousands of iterations)
-    max_iterations: int  # the training page's largest choice
 
     @property
     def require_walls(self) -> bool:
@@ -64,7 +63,7 @@ class Settings:
 # clicking through lessons never meets the rate limit, a script hammering Run gets one run
 # every 2 s after its first 30.
 LOCAL = Settings(hosted=False, limits=Limits(), workers=2, burst=30, interval_s=2.0,
-                 training_limits=Limits(time_s=20), max_iterations=2000)
+                 training_limits=Limits(time_s=20))
 # A public link on a small shared host (little memory, a share of a core). The heaviest lesson
 # programs (500 training iterations, backward recorded) take about 1 s on two idle cores, so
 # every lesson still runs; a bomb holds the one worker 4 s (+2 s grace) instead of 5, with half
@@ -75,8 +74,7 @@ HOSTED = Settings(
                   value_elements=500, steps=300, graph_nodes=5_000),
     workers=1, burst=10, interval_s=5.0,
     training_limits=Limits(time_s=10.0, memory_mb=512, output_chars=20_000, value_elements=500,
-                           steps=300, graph_nodes=5_000),
-    max_iterations=500)  # the seed's own 500: about 20 ms each under the cap
+                           steps=300, graph_nodes=5_000))
 
 
 def hosted(environ: Mapping[str, str] = os.environ) -> bool:

@@ -11,15 +11,34 @@ from explorer.content.markdown import plain
 from explorer.ui.common import may_run, pool
 from explorer.ui.link import keep, take
 from explorer.ui.steps import error_panel
-from explorer.views.custom import gradient_checks, verdicts
+from explorer.views.custom import (
+    ATOL,
+    EPS,
+    RTOL,
+    Jacobian,
+    gradient_checks,
+    jacobians,
+    number,
+    said,
+    table,
+    verdicts,
+)
 
+# A Jacobian's two tables side by side where the column has room for both, else one above
+# the other; compact, each number on one line.
+CSS = """<style>
+[class*="st-key-jacobian-"] [data-testid="stHorizontalBlock"] { flex-wrap: wrap !important; }
+[class*="st-key-jacobian-"] [data-testid="stColumn"] { min-width: min-content !important; }
+[class*="st-key-jacobian-"] th, [class*="st-key-jacobian-"] td {
+  font-size: .75rem !important; padding: .1rem .35rem !important; white-space: nowrap; }
+</style>"""
 CHECKED = "custom.check"  # (program, its Function classes, their check, its Trace or None)
 
 
 def gradient_check(code: str, lang: str) -> None:
     """Run gradcheck (double precision) on each Function class of `code` (the program that
-    ran) and say pass or fail. Its parse and its run pass the gate (`may_run`) once per
-    program: the session keeps the last program's check."""
+    ran), say pass or fail and show the Jacobians it compared. Its parse and its run pass the
+    gate (`may_run`) once per program: the session keeps the last program's check."""
     checked = st.session_state.get(CHECKED)
     if checked is None or checked[0] != code:
         if not may_run(code, lang):
@@ -37,17 +56,51 @@ def gradient_check(code: str, lang: str) -> None:
     st.caption(text("gradcheck_explain", lang))
     if not result.ok:
         error_panel(result, program, lang)
-    for verdict in verdicts(result.variables, names):
-        passed, relu = verdict["gradcheck"], verdict["matches_relu"]
-        line = text("gradcheck_pass" if passed else "gradcheck_fail", lang,
-                    name=plain(verdict["name"]))
+    for index, verdict in enumerate(verdicts(result.variables, names)):
+        name, passed, relu = verdict["name"], verdict["gradcheck"], verdict["matches_relu"]
+        line = text("gradcheck_pass" if passed else "gradcheck_mismatch" if passed is False
+                    else "gradcheck_unchecked", lang, name=plain(name))
         (st.success if passed else st.error)(line, icon=":material/check_circle:" if passed
                                              else ":material/cancel:")
+        says = said(result.variables, name)
+        if says and not passed:
+            st.caption(text("gradcheck_says", lang, message=plain(says)))
         if relu is not None:
-            st.caption(text("matches_relu" if relu else "differs_relu", lang,
-                            name=plain(verdict["name"])))
+            st.caption(text("matches_relu" if relu else "differs_relu", lang, name=plain(name)))
+        outputs, found = jacobians(result.variables, name)
+        if found:
+            with st.expander(text("jacobians_title", lang, name=plain(name)),
+                             expanded=not passed):
+                _jacobians(index, outputs, found, lang)
     with st.expander(text("check_program", lang)):
         st.code(program, language="python")
+
+
+def _jacobians(index: int, outputs: int, found: list[Jacobian], lang: str) -> None:
+    """Each input's analytical and numerical Jacobians side by side, differing entries marked,
+    the farthest apart in words, and the tolerance gradcheck used."""
+    st.markdown(CSS, unsafe_allow_html=True)
+    st.caption(text("jacobian_tolerance", lang, atol=f"{ATOL:g}", rtol=f"{RTOL:g}",
+                    eps=f"{EPS:g}"))
+    rows = len(found[0].analytical)
+    if outputs > rows:
+        st.caption(text("jacobian_rows", lang, rows=rows, outputs=outputs))
+    for k, jacobian in enumerate(found):
+        with st.container(key=f"jacobian-{index}-{k}"):
+            st.markdown("**" + text("jacobian_input", lang, k=k, count=jacobian.count,
+                                    total=jacobian.size) + "**")
+            worst = jacobian.worst()
+            if worst is not None:
+                a, n = (jacobian.analytical[worst[0]][worst[1]],
+                        jacobian.numerical[worst[0]][worst[1]])
+                st.caption(text("jacobian_worst", lang, i=worst[0], j=worst[1],
+                                a=number(a, 6), n=number(n, 6), gap=number(abs(a - n), 6),
+                                allowed=number(ATOL + RTOL * abs(n), 6)))
+            left, right = st.columns(2)
+            for column, key, values in ((left, "jacobian_analytical", jacobian.analytical),
+                                        (right, "jacobian_numerical", jacobian.numerical)):
+                column.caption(text(key, lang))
+                column.markdown(table(values, jacobian.differs))
 
 
 TABS = ("check", "graph", "backward")

@@ -9,7 +9,7 @@ import streamlit as st
 
 from explorer.content.examples import EXAMPLES, by_key
 from explorer.content.i18n import text
-from explorer.runner.trace import Trace
+from explorer.trace import Trace
 from explorer.ui.code_editor import code_editor
 from explorer.ui.common import LIMITS, device, lang, may_run, page, pool
 from explorer.ui.link import keep, take
@@ -31,7 +31,7 @@ def editor(name: str, language: str, run_on: str,
         st.session_state[code_key] = by_key(default).code
 
     def load_example() -> None:
-        st.session_state[code_key] = by_key(st.session_state[f"{name}.example"]).code
+        st.session_state[code_key] = by_key(st.session_state[f"{name}.example"]).code_in(language)
         st.session_state.pop(trace_key, None)
 
     def run_now(code: str) -> None:
@@ -41,6 +41,9 @@ def editor(name: str, language: str, run_on: str,
     st.selectbox(text("preset", language), [e.key for e in EXAMPLES], index=None,
                  format_func=lambda key: by_key(key).title[language], key=f"{name}.example",
                  on_change=load_example, placeholder="—")
+    look = st.session_state.get(f"{name}.look")  # a lesson's (explorer.ui.lessons._open)
+    if look and look["code"] == st.session_state[code_key]:
+        st.caption(look[language])
     st.markdown(f"**{text('code', language)}**")
     keep("code", st.session_state[code_key])
     if st.session_state.get(f"{name}.linked") == st.session_state[code_key]:

@@ -1,127 +1,173 @@
-"""The training page's parts: settings, a live loss curve while it trains, any iteration."""
+"""The training page's parts: the program in an editor, its loss drawn live as it trains, and
+any iteration's backward pass."""
 
 from __future__ import annotations
 
 import time
-from dataclasses import astuple
+from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
 
+from explorer.content.examples import by_key
 from explorer.content.i18n import text
-from explorer.runner.trace import Trace
+from explorer.trace import Trace
 from explorer.ui.backward import backward_pass
+from explorer.ui.code_editor import code_editor
 from explorer.ui.common import SETTINGS, may_run, pool
 from explorer.ui.link import keep, restore, take
 from explorer.ui.steps import error_panel
-from explorer.views.training import Settings, grad_norm_figure, loss_figure, program
+from explorer.views.training import (
+    SEED,
+    STARTS,
+    Settings,
+    calls,
+    grad_norm_figure,
+    leaf_names,
+    loss_figure,
+    program,
+    starting,
+)
 
 LIMITS = SETTINGS.training_limits  # thousands of iterations of the seed's network
-MAX_ITERATIONS = SETTINGS.max_iterations
-PARAMS = {"n": "n", "d_in": "d_in", "h": "h", "d_out": "d_out", "learning_rate": "lr",
-          "iterations": "iters"}  # each setting's name in the page's link
+CODE, WANTED, RUN, PASS = "training.code", "training.wanted", "training.run", "training.pass"
+# The settings a link made before the program was editable carries: param -> Settings field.
+SETTINGS_PARAMS = {"n": "n", "d_in": "d_in", "h": "h", "d_out": "d_out", "lr": "learning_rate",
+                   "iters": "iterations"}
 
 
-def settings_form(lang: str) -> Settings:
-    """The seed's hyper-parameters as widgets (its values as defaults)."""
-    seed = Settings()
-    for field, param in PARAMS.items():
-        restore(param, f"training.{field}",
-                range(1, MAX_ITERATIONS + 1) if field == "iterations" else None)
-        st.session_state.setdefault(f"training.{field}", getattr(seed, field))
-    linked = take("trained")
-    with st.form("training.settings", border=True):
-        a, b, c, d, e, f = st.columns(6)
-        settings = Settings(
-            n=a.number_input(text("batch", lang), 1, 512, key="training.n"),
-            d_in=b.number_input("D_in", 1, 4096, key="training.d_in"),
-            h=c.number_input("H", 1, 1024, key="training.h"),
-            d_out=d.number_input("D_out", 1, 256, key="training.d_out"),
-            learning_rate=e.number_input(text("learning_rate", lang), 0.0, 1.0,
-                                         format="%.1e", step=1e-7, key="training.learning_rate"),
-            iterations=f.number_input(text("iterations", lang), 1, MAX_ITERATIONS,
-                                      key="training.iterations"))
-        if st.form_submit_button(text("train", lang), type="primary") or linked:
-            st.session_state["training.wanted"] = settings
-    for field, param in PARAMS.items():
-        keep(param, getattr(settings, field))
-    return settings
+def program_editor(lang: str) -> Callable[[], None]:
+    """The program to train: a starting program, the editor and the Train button (the editor
+    runs it on Ctrl/Cmd+Enter too). Returns what draws the editor, called once the run is
+    shown so that it marks the run's error."""
+    linked = _linked()
+    if linked is not None:
+        st.session_state[CODE] = st.session_state["training.linked"] = linked
+    st.session_state.setdefault(CODE, starting(SEED, lang))
+
+    def start() -> None:
+        st.session_state[CODE] = starting(st.session_state["training.start"], lang)
+
+    st.selectbox(text("start_from", lang), STARTS, index=None, key="training.start",
+                 format_func=lambda key: _start_title(key, lang), on_change=start,
+                 placeholder="—")
+    look = st.session_state.get("training.look")  # a lesson's (explorer.ui.lessons._open)
+    if look and look["code"] == st.session_state[CODE]:
+        st.caption(look[lang])
+    if st.session_state.get("training.linked") == st.session_state[CODE]:
+        st.caption(text("link_opened", lang))
+    st.caption(text("sandbox_note", lang, time=LIMITS.time_s, memory=LIMITS.memory_mb))
+    slot = st.container()
+    clicked = st.button(text("train", lang), type="primary", key="training.train")
+    asked = (clicked, take("trained"), st.session_state.pop("training.autorun", False))
+    if any(asked):  # each read, so that none is left for the next run
+        st.session_state[WANTED] = st.session_state[CODE]
+    keep("code", st.session_state[CODE])
+
+    def train_now(code: str) -> None:
+        st.session_state.update({CODE: code, "training.autorun": True})
+
+    def draw() -> None:
+        with slot:
+            code_editor("training.editor", st.session_state[CODE], text("code", lang),
+                        step=None, error=_error_mark(), on_run=train_now,
+                        on_edit=lambda code: st.session_state.update({CODE: code}))
+    return draw
 
 
-def train(settings: Settings, lang: str) -> Trace | None:
-    """Train when asked, drawing the loss as it falls; then the curves of the last run."""
-    if st.session_state.pop("training.wanted", None) == settings and may_run(
-            program(settings), lang):
-        st.session_state["training.run"] = (settings, _run_live(settings, lang))
-    done = st.session_state.get("training.run")
-    if done is None:
-        st.info(text("train_first", lang))
+def _linked() -> str | None:
+    """The program an opened link shows: its code, or the seed's with a link's settings."""
+    code = take("code")
+    settings = {field: value for param, field in SETTINGS_PARAMS.items()
+                if (value := take(param)) is not None}
+    return program(Settings(**settings)) if code is None and settings else code
+
+
+def _start_title(key: str, lang: str) -> str:
+    return by_key(key).title[lang] if key == SEED else text(f"start_{key}", lang)
+
+
+def _error_mark() -> dict[str, Any] | None:
+    """The last run's error line and message, while the editor shows the program that ran."""
+    ran, trace = st.session_state.get(RUN, (None, None))
+    if trace is None or ran != st.session_state[CODE] or not (trace.error or {}).get("line"):
         return None
-    ran_with, trace = done
-    if ran_with != settings:
-        st.caption(text("settings_changed", lang))
+    return {"line": trace.error["line"],
+            "message": f"{trace.error['type']}: {trace.error['message']}"[:300]}
+
+
+def train(lang: str) -> tuple[str, Trace] | None:
+    """Train when asked, drawing the loss as it falls; then the curves of the last run. Its
+    program and Trace if it was a training loop (backward called more than once)."""
+    wanted = st.session_state.pop(WANTED, None)
+    if wanted is not None and may_run(wanted, lang):
+        st.session_state[RUN] = (wanted, _run_live(wanted, lang))
+    done = st.session_state.get(RUN)
+    if done is None:
+        st.info(text("train_press", lang))
+        return None
+    code, trace = done
+    if code != st.session_state[CODE]:
+        st.caption(text("program_changed", lang))
     else:
         keep("trained", True)
-    error_panel(trace, program(ran_with), lang)
+    error_panel(trace, code, lang)
+    count = calls(trace.losses)
+    if count < 2 and trace.ok:
+        st.info(text("training_no_loop", lang, count=count), icon=":material/loop:")
     losses = [s for s in trace.losses if s["value"] is not None]
-    if losses:
+    if count >= 2 and losses:
         first, last = losses[0]["value"], losses[-1]["value"]
         (st.success if last < first else st.warning)(
             text("loss_fell" if last < first else "loss_rose", lang, first=first, last=last))
-    left, right = st.columns(2)
-    axis = text("iteration", lang)
-    left.plotly_chart(loss_figure(trace.losses, text("loss", lang), axis), key="training.loss")
-    right.plotly_chart(grad_norm_figure(trace.losses, text("grad_norms", lang), axis),
-                       key="training.norms")
+    if count >= 2:
+        axis = text("iteration", lang)
+        st.plotly_chart(loss_figure(trace.losses, text("loss", lang), axis), key="training.loss")
+        st.plotly_chart(grad_norm_figure(trace.losses, text("grad_norms", lang), axis,
+                                         names=leaf_names(trace.graphs)), key="training.norms")
     with st.expander(text("output", lang)):
         st.code(trace.stdout or "—", language=None)
-    with st.expander(text("training_program", lang)):
-        st.code(program(ran_with), language="python")
-    return trace
+    return (code, trace) if count >= 2 else None
 
 
-def _run_live(settings: Settings, lang: str) -> Trace:
-    bar = st.progress(0.0, text=text("training_started", lang))
+def _run_live(code: str, lang: str) -> Trace:
+    said = st.empty()
+    said.caption(text("training_started", lang))
     chart = st.empty()
     seen: list[dict[str, Any]] = []
     drawn = [0.0]
 
     def update(summary: dict[str, Any]) -> None:
         seen.append(summary)
-        bar.progress(min(1.0, summary["call"] / settings.iterations),
-                     text=text("training_progress", lang, i=summary["call"],
-                               n=settings.iterations, loss=summary["value"] or 0.0))
+        loss = "—" if summary["value"] is None else f"{summary['value']:.4g}"
+        said.caption(text("training_live", lang, i=summary["call"], loss=loss))
         if time.monotonic() - drawn[0] > 0.25:  # redraw four times a second at most
             drawn[0] = time.monotonic()
             chart.plotly_chart(loss_figure(seen, text("loss", lang), text("iteration", lang),
                                            height=260), key=f"training.live.{len(seen)}")
 
-    trace = pool().run(program(settings), limits=LIMITS, on_progress=update)
-    bar.empty()
+    trace = pool().run(code, limits=LIMITS, on_progress=update)
+    said.empty()
     chart.empty()
     return trace
 
 
-def iteration_pass(settings: Settings, trace: Trace, lang: str) -> None:
+def iteration_pass(code: str, trace: Trace, lang: str) -> None:
     """Open the backward pass of any iteration: the same seeded program, run again with that
     call recorded in full."""
     st.subheader(text("iteration_title", lang))
-    count = len(trace.losses)
-    if not count:
-        return
+    count = calls(trace.losses)
     restore("k", "training.k")
     if not 1 <= st.session_state.get("training.k", 0) <= count:
         st.session_state["training.k"] = count
-    chosen = st.number_input(text("iteration", lang), 1, count, key="training.k")
+    chosen = int(st.number_input(text("iteration", lang), 1, count, key="training.k"))
     keep("k", chosen)
-    key = ("training.pass", astuple(settings), chosen)
     clicked = st.button(text("open_iteration", lang, k=chosen), key="training.open")
-    code = program(settings)
     if (clicked or take("opened")) and may_run(code, lang):
         with st.spinner(text("rerunning", lang, k=chosen)):
-            st.session_state["training.pass"] = (key, pool().run(code, limits=LIMITS,
-                                                                 keep=(int(chosen),)))
-    opened = st.session_state.get("training.pass")
-    if opened and opened[0] == key:
+            st.session_state[PASS] = ((code, chosen),
+                                      pool().run(code, limits=LIMITS, keep=(chosen,)))
+    opened = st.session_state.get(PASS)
+    if opened and opened[0] == (code, chosen):
         keep("opened", True)
-        backward_pass("training", opened[1], lang, chosen=int(chosen))
+        backward_pass("training", opened[1], lang, chosen=chosen)

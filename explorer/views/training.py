@@ -1,20 +1,33 @@
-"""The seed's two-layer network as a program with chosen settings, and its charts. Pure."""
+"""The training page's starting programs and its charts. Pure.
+
+The learner edits the whole program; any run that calls backward more than once is a training
+loop, one point per call (Trace.losses)."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from html import escape
 from typing import Any
 
 import plotly.graph_objects as go
 
-from explorer.content.examples import by_key
+from explorer.content.examples import by_key, start
+
+SEED = "my-relu-train"  # the notes' two-layer network, trained by hand with MyReLU
+STARTS = (SEED, "module")  # the programs a learner starts from (module: nn.Sequential, Adam)
+
+
+def starting(key: str, lang: str) -> str:
+    """Starting program `key` as a reader of `lang` reads it."""
+    return by_key(SEED).code_in(lang) if key == SEED else start(key, lang)
 
 
 @dataclass(frozen=True)
 class Settings:
-    """The seed's hyper-parameters, its values as defaults."""
+    """The seed's hyper-parameters, its values as defaults (links made before the program
+    was editable carry them)."""
 
     n: int = 64
     d_in: int = 1000
@@ -26,7 +39,7 @@ class Settings:
 
 def program(s: Settings) -> str:
     """The seed's training program (note 004) with `s` in place of its own numbers."""
-    code = by_key("my-relu-train").code
+    code = by_key(SEED).code
     for pattern, value in ((r"N, D_in, H, D_out = .*", f"N, D_in, H, D_out = {s.n}, {s.d_in}, "
                                                        f"{s.h}, {s.d_out}"),
                            (r"learning_rate = .*", f"learning_rate = {s.learning_rate!r}"),
@@ -34,6 +47,19 @@ def program(s: Settings) -> str:
         code, count = re.subn(pattern, value, code, count=1)
         assert count == 1, pattern  # the seed's program has each line once
     return code
+
+
+def calls(losses: list[dict[str, Any]]) -> int:
+    """How many times the run called backward (a thinned record skips some)."""
+    return losses[-1]["call"] if losses else 0
+
+
+def leaf_names(graphs: list[dict[str, Any]]) -> dict[str, str]:
+    """The name a recorded graph gives each unnamed leaf, by id: a module's parameter is
+    `model.0.weight` (the first line of its label), not a bare id."""
+    return {node["id"]: node["label"].split("\n")[0] for graph in graphs
+            for node in graph["nodes"] if node["kind"] == "leaf" and not node.get("names")
+            and node.get("label", "").split("\n")[0].strip()}
 
 
 def loss_figure(losses: list[dict[str, Any]], title: str = "loss", axis: str = "iteration",
@@ -48,12 +74,15 @@ def loss_figure(losses: list[dict[str, Any]], title: str = "loss", axis: str = "
 
 
 def grad_norm_figure(losses: list[dict[str, Any]], title: str = "gradient norms",
-                     axis: str = "iteration", height: int = 300) -> go.Figure:
-    """‖.grad‖ of every leaf per iteration (w1, w2 in the seed), log scale."""
+                     axis: str = "iteration", height: int = 300,
+                     names: Mapping[str, str] | None = None) -> go.Figure:
+    """‖.grad‖ of every leaf per iteration (w1, w2 in the seed), log scale; `names`: what to
+    call a leaf known by its id only (`leaf_names`)."""
     fig = go.Figure()
-    for name in dict.fromkeys(n for s in losses for n in s["grad_norms"]):
-        points = [(s["call"], s["grad_norms"][name]) for s in losses
-                  if s["grad_norms"].get(name, 0) > 0]
+    for leaf in dict.fromkeys(n for s in losses for n in s["grad_norms"]):
+        points = [(s["call"], s["grad_norms"][leaf]) for s in losses
+                  if s["grad_norms"].get(leaf, 0) > 0]
+        name = (names or {}).get(leaf, leaf)
         fig.add_trace(go.Scatter(x=[p[0] for p in points], y=[p[1] for p in points],
                                  mode="lines", name=f"‖{escape(name)}.grad‖"))
     fig.update_layout(height=height, margin={"l": 10, "r": 10, "t": 30, "b": 10},

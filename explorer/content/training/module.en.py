@@ -1,0 +1,24 @@
+# The notes' two-layer network again, built from torch.nn
+# and trained by an optimiser.
+import torch
+
+N, D_in, H, D_out = 64, 1000, 100, 10
+x = torch.randn(N, D_in)
+y = torch.randn(N, D_out)
+
+model = torch.nn.Sequential(
+    torch.nn.Linear(D_in, H),
+    torch.nn.ReLU(),
+    torch.nn.Linear(H, D_out),
+)
+loss_fn = torch.nn.MSELoss(reduction="sum")
+optimizer = torch.optim.Adam(model.parameters(), lr=1e-4)
+
+for t in range(500):
+    y_pred = model(x)  # forward
+    loss = loss_fn(y_pred, y)
+    if t % 100 == 99:
+        print(t, loss.item())
+    optimizer.zero_grad()  # forget the last .grad
+    loss.backward()
+    optimizer.step()  # move each parameter against its .grad
