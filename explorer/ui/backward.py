@@ -16,11 +16,12 @@ import streamlit as st
 from explorer.content.i18n import text
 from explorer.content.markdown import code_span, plain
 from explorer.content.rules import rule
-from explorer.runner.graph_view import node_lines
-from explorer.runner.trace import Step, Trace
+from explorer.trace import Step, Trace
+from explorer.trace.graph_view import node_lines
+from explorer.ui import predict
 from explorer.ui.graph import layout_failed
 from explorer.ui.link import keep, restore
-from explorer.ui.steps import after_line, mark, number_table, step_controls
+from explorer.ui.steps import after_line, mark, number_table, pause, step_controls
 from explorer.views.animation import NUMBERS_UP_TO, figure, frames_of, growing, left_off
 from explorer.views.export import animation_html, animation_view
 from explorer.views.numbers import exact, flat, number
@@ -69,6 +70,9 @@ def backward_pass(page: str, trace: Trace, lang: str, chosen: int | None = None,
         st.caption(text("batched", lang, steps=len(call["steps"]), frames=len(batches)))
     numbers = st.toggle(text("numbers_on_picture", lang), key=f"{page}.numbers",
                         value=len(layout["nodes"]) <= NUMBERS_UP_TO)
+    asking = predict.asking(page, code, lang)
+    quiz = None if asking is None else predict.Quiz(page, trace, call, graph, _namer(graph),
+                                                    *asking)
     st.download_button(text("download_animation", lang),
                        lambda: animation_html(trace, call["call"], lang),
                        f"backward-pass-{call['call']}.html", "text/html", key=f"{page}.html",
@@ -77,8 +81,15 @@ def backward_pass(page: str, trace: Trace, lang: str, chosen: int | None = None,
     with panel:
         if built is None:
             step = line.engine_step(index)
-            _engine_panel(call, graph, step, lang)
-            picture_now = figure(call, layout, picture, shown.groups, at=step,
+            asked = predict.pending(quiz, step) if quiz else []
+            if asked:  # the player waits for the prediction
+                pause(_replay(page, call))
+            if quiz and not asked:
+                predict.verdicts(quiz, step, lang)
+            _engine_panel(call, graph, step, lang, quiz, asked)
+            # What is asked stays hidden: the picture as the step before left it.
+            picture_now = figure(call, layout, picture, shown.groups,
+                                 at=(step - 1 if step else None) if asked else step,
                                  numbers=numbers, animated=False, lang=lang, height=HEIGHT)
         else:
             made = trace.steps[built.step]
@@ -126,12 +137,17 @@ def _call(page: str, trace: Trace, lang: str, chosen: int | None) -> dict[str, A
 
 def _position(page: str, call: dict[str, Any], line: Timeline, lang: str) -> int:
     """The learner's place on the timeline (0-based): the controls, with a player."""
-    key = f"{page}.replay.{call['call']}"
+    key = _replay(page, call)
     # Opened at the engine's first step: the page is about the backward pass ("first" and
     # Play from the end go back to the statements that built the graph).
     st.session_state.setdefault(key, len(line.built) + 1)
     return step_controls(key, len(line), lang, param="replay", player=True,
                          place=lambda n: line.place(n - 1, lang))
+
+
+def _replay(page: str, call: dict[str, Any]) -> str:
+    """The key of the controls that replay `call`."""
+    return f"{page}.replay.{call['call']}"
 
 
 def _clicked(page: str, key: str, call: int, index: int) -> None:
@@ -152,9 +168,10 @@ def _statement_panel(page: str, code: str, step: Step, graph: dict[str, Any],
     st.caption(text("statement_added", lang, nodes=", ".join(made)))
 
 
-def _engine_panel(call: dict[str, Any], graph: dict[str, Any], index: int, lang: str) -> None:
+def _engine_panel(call: dict[str, Any], graph: dict[str, Any], index: int, lang: str,
+                  quiz: predict.Quiz | None, asked: list[predict.Question]) -> None:
     """One engine step: the node's rule, what it received and what it sent, and the
-    `.grad`s written so far."""
+    `.grad`s written so far; what is `asked` is hidden and asked for instead."""
     step = call["steps"][index]
     nodes = {n["id"]: n for n in graph["nodes"]}
     custom = nodes.get(step["node"], {}).get("custom", False)
@@ -165,17 +182,23 @@ def _engine_panel(call: dict[str, Any], graph: dict[str, Any], index: int, lang:
     received, sent = st.columns(2)
     with received:
         st.markdown(f"**{text('received', lang)}**")
-        for grad in step["grad_outputs"]:
-            _gradient(grad, lang)
-    with sent:
-        st.markdown(f"**{text('sent', lang)}**")
-        for grad in step["grad_inputs"]:
-            if grad:
-                st.caption(f"→ {_name(nodes.get(grad['to'], {}), grad['to'])}")
+        if any(q.kind in ("received", "of") for q in asked):
+            st.caption(text("predict_hidden", lang))
+        else:
+            for grad in step["grad_outputs"]:
                 _gradient(grad, lang)
-        if not any(step["grad_inputs"]):
-            st.caption(text("sent_nothing", lang))
-    written = [g for g in call["leaf_grads"] if g["after"] <= index + 1]
+    with sent:
+        if quiz and asked:
+            predict.ask(quiz, index, asked, lang)
+        else:
+            st.markdown(f"**{text('sent', lang)}**")
+            for grad in step["grad_inputs"]:
+                if grad:
+                    st.caption(f"→ {_name(nodes.get(grad['to'], {}), grad['to'])}")
+                    _gradient(grad, lang)
+            if not any(step["grad_inputs"]):
+                st.caption(text("sent_nothing", lang))
+    written = [g for g in call["leaf_grads"] if g["after"] <= index + (0 if asked else 1)]
     if written:
         st.markdown(f"**{text('leaf_grads', lang)}**")
         latest = {g["leaf"]: g for g in written}
@@ -204,6 +227,12 @@ def _gradient(grad: dict[str, Any] | None, lang: str) -> None:
                  total=f"{math.prod(grad['shape']):,}")] if cut else []
     st.caption(" · ".join([f"shape {plain(tuple(grad['shape']))}",
                            f"‖g‖ = {number(grad['norm'])}", plain(grad["device"]), *kept]))
+
+
+def _namer(graph: dict[str, Any]) -> predict.Names:
+    """A node's id → its name as the page shows it."""
+    nodes = {n["id"]: n for n in graph["nodes"]}
+    return lambda node: _name(nodes.get(node, {}), node)
 
 
 def _name(node: dict[str, Any], fallback: str) -> str:

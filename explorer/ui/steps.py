@@ -11,7 +11,7 @@ import streamlit as st
 
 from explorer.content.i18n import text
 from explorer.content.markdown import code_span, plain
-from explorer.runner.trace import Step, Trace
+from explorer.trace import Step, Trace
 from explorer.ui.link import keep, restore
 from explorer.views.numbers import PRECISION, full_decimals, parsed, writer, written, written_each
 from explorer.views.present import kept, statement, variable_rows
@@ -91,8 +91,9 @@ def _player(key: str, count: int, lang: str, button: Any,
 
     @st.fragment(run_every=SPEEDS[chosen])
     def tick() -> None:
-        if time.monotonic() - st.session_state[ticked] < SPEEDS[chosen] * 0.8:
-            return
+        if not st.session_state.get(playing) or (
+                time.monotonic() - st.session_state[ticked] < SPEEDS[chosen] * 0.8):
+            return  # paused since (`pause`), or too soon
         if st.session_state[key] >= count:
             st.session_state[playing] = False
         else:
@@ -100,6 +101,11 @@ def _player(key: str, count: int, lang: str, button: Any,
         st.rerun()  # the whole page: the picture, the panel and the editor's marks
 
     tick()
+
+
+def pause(key: str) -> None:
+    """Stop the player of the controls `key` where it is (a step waits for the learner)."""
+    st.session_state[f"{key}.playing"] = False
 
 
 def mark(page: str, lines: tuple[int, int] | None) -> None:

@@ -118,10 +118,13 @@ FIELDS: dict[str, Callable[[str], Any]] = {
     "tab": _matching(r"check|graph|backward"),  # the custom Function page's tab
     "call": _integer(1, 1_000_000),  # the backward call replayed
     "replay": _integer(1, 1_000_000),  # its place: statements, then engine steps
+    "predict": _flag,  # the Backward page asks before it shows (never the answers)
+    "ask": _names,  # what it asks: a lesson's `x.grad`, `y`
     "left": name, "right": name,  # the NumPy page's pair
+    # the training page's: settings of links made before it had an editor, then its run
     "n": _integer(1, 512), "d_in": _integer(1, 4096), "h": _integer(1, 1024),
     "d_out": _integer(1, 256), "lr": _number(0.0, 1.0), "iters": _integer(1, 2000),
-    "trained": _flag, "k": _integer(1, 2000), "opened": _flag,  # the training page's
+    "trained": _flag, "k": _integer(1, 1_000_000), "opened": _flag,
 }
 
 
