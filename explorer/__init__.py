@@ -10,11 +10,10 @@ A Trace (`explorer.Trace`) is what one run produced; `Trace.from_json` reads one
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from explorer.trace import Trace
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from explorer.trace import Trace
     from explorer.views.notebook import Shown
 
 __all__ = ["Trace", "run", "show"]
@@ -32,3 +31,13 @@ def show(code: str, *, device: str = "cpu", seed: int | None = 0, lang: str = "e
     from explorer.views.notebook import Shown
 
     return Shown(run(code, device=device, seed=seed), lang)
+
+
+def __getattr__(name: str) -> Any:
+    """`explorer.Trace`, imported when first asked for: importing the package itself stays
+    light (the launch command and every run import it, graphviz or not)."""
+    if name == "Trace":
+        from explorer.trace import Trace
+
+        return Trace
+    raise AttributeError(f"module 'explorer' has no attribute {name!r}")
