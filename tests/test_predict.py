@@ -12,7 +12,10 @@ from explorer.content import lessons
 from explorer.content.examples import by_key
 from explorer.content.i18n import text
 from explorer.record.execute import execute
+from explorer.views.animation import HOVER, figure
+from explorer.views.export import animation_view
 from explorer.views.predict import MAX_ASKED, Unreadable, judge, questions, read, score, shaped
+from explorer.views.render import positions, svg
 
 # x is used twice: its AccumulateGrad sums three gradients (one from the add, two from x * x).
 FAN_IN = ("x = torch.tensor([1.0, 2.0], requires_grad=True)\ny = x * x\nz = (y + x).sum()\n"
@@ -202,3 +205,24 @@ def test_a_lesson_opens_the_backward_page_asking_what_it_names_with_its_hint(lan
     at.button(key="backward.replay.1.back").click().run()  # AddBackward0: y's gradient
     assert at.text_input(key="backward.predict.1.3.of0").label == text("predict_of", lang,
                                                                        to="y")
+
+
+def test_hovering_the_picture_tells_nothing_of_the_steps_ahead() -> None:
+    trace = execute(FAN_IN)
+    call = trace.backward[-1]
+    shown = animation_view(trace, call)
+    layout, picture = positions(shown.dot), svg(shown.dot)
+
+    def hover(at: int | None, ahead: bool) -> str:
+        chart = figure(call, layout, picture, shown.groups, at=at, animated=False, ahead=ahead)
+        return " ".join(chart.data[HOVER].hovertext)
+
+    grad = "[3., 5.]"  # x.grad, which AccumulateGrad (the last step) receives and writes
+    assert grad in hover(None, ahead=True)  # the page without predicting tells every step
+    for at in (None, 0, 1, 2):
+        said = hover(at, ahead=False)
+        assert grad not in said and ".grad = ?" in said and "AccumulateGrad</b> ?" in said
+    assert grad in hover(3, ahead=False) and "?" not in hover(3, ahead=False)
+    assert len(figure(call, layout, picture, shown.groups, at=0, animated=False,
+                      ahead=False).data[HOVER].customdata) == len(
+        figure(call, layout, picture, shown.groups, at=0, animated=False).data[HOVER].customdata)

@@ -90,7 +90,8 @@ def backward_pass(page: str, trace: Trace, lang: str, chosen: int | None = None,
             # What is asked stays hidden: the picture as the step before left it.
             picture_now = figure(call, layout, picture, shown.groups,
                                  at=(step - 1 if step else None) if asked else step,
-                                 numbers=numbers, animated=False, lang=lang, height=HEIGHT)
+                                 numbers=numbers, animated=False, lang=lang, height=HEIGHT,
+                                 ahead=quiz is None)
         else:
             made = trace.steps[built.step]
             _statement_panel(page, code or "", made, graph, built.added, lang)

@@ -85,13 +85,14 @@ def frames_of(steps: int) -> list[range]:
 def figure(call: dict[str, Any], layout: dict[str, Any], svg: str,
            groups: dict[str, list[str]] | None = None, at: int | None = None,
            height: int = 640, numbers: bool | None = None, animated: bool = True,
-           lang: str = "en") -> go.Figure:
+           lang: str = "en", ahead: bool = True) -> go.Figure:
     """The animated figure of one recorded backward call over its laid-out graph, showing
     the state after engine step `at` (0-based; None: before the pass), with the gradients'
     values written on it if `numbers` (None: if it has at most NUMBERS_UP_TO nodes). Not
     `animated`, it is that state alone, with no frames, play buttons or slider: a page that
     steps through the pass with controls of its own draws it anew at each step. Its captions
-    are in `lang`."""
+    are in `lang`. Not `ahead`, hovering a node tells nothing of the steps after `at` (for a
+    learner predicting them)."""
     where = _grouped(groups or {})
     boxes = layout["nodes"]
     paths: dict[tuple[str, str], list[list[tuple[float, float]]]] = {}
@@ -182,7 +183,8 @@ def figure(call: dict[str, Any], layout: dict[str, Any], svg: str,
                        **({} if first else {"baseframe": str(number - number % block + 1)})})
         if number == shown and at is not None:
             state = base | values
-    state[HOVER] = _hover_points(call, where, boxes)
+    told = len(steps) if ahead else (-1 if at is None else at)  # the last step hover tells
+    state[HOVER] = _hover_points(call, where, boxes, told)
     # Plain dicts, not checked by plotly here (a third of a step's drawing time); that they
     # are what plotly would make of them is a test. Frames carry only data, not style.
     data = [_scatter(**STYLES[t], **state[t]) for t in range(len(STYLES))]
@@ -559,23 +561,25 @@ def _bucket(size: float, top: float) -> int:
 
 
 def _hover_points(call: dict[str, Any], where: dict[str, str],
-                  boxes: dict[str, tuple]) -> dict[str, Any]:
-    """An invisible point on each node, telling what it received and sent on hover, and
-    which node it is when clicked (`customdata`)."""
-    hover = _hover(call, where)
+                  boxes: dict[str, tuple], told: int) -> dict[str, Any]:
+    """An invisible point on each node, telling what it received and sent by step `told` on
+    hover, and which node it is when clicked (`customdata`)."""
+    hover = _hover(call, where, told)
     ids = [n for n in boxes if n in hover]
     return {"x": [boxes[n][0] for n in ids], "y": [boxes[n][1] for n in ids],
             "hovertext": [hover[n] for n in ids], "customdata": ids}
 
 
-def _hover(call: dict[str, Any], where: dict[str, str]) -> dict[str, str]:
-    """What each node received and sent, for hovering (plotly reads tags in it: the run's
-    words are escaped)."""
+def _hover(call: dict[str, Any], where: dict[str, str], told: int) -> dict[str, str]:
+    """What each node received and sent, for hovering; of the steps after `told`, only the
+    op's name and a `?` (plotly reads tags in it: the run's words are escaped)."""
     text: dict[str, list[str]] = {}
     for i, step in enumerate(call["steps"]):
         node = where.get(step["node"], step["node"])
         lines = text.setdefault(node, [])
-        lines.append(f"<b>{i + 1}. {escape(step['name'])}</b>")
+        lines.append(f"<b>{i + 1}. {escape(step['name'])}</b>" + ("" if i <= told else " ?"))
+        if i > told:
+            continue
         for g in step["grad_outputs"]:
             if g:
                 lines.append(f"in: {escape(preview(g['values']))} ‖{written(g['norm'])}‖ "
@@ -584,7 +588,8 @@ def _hover(call: dict[str, Any], where: dict[str, str]) -> dict[str, str]:
             if g:
                 lines.append(f"→ {escape(str(g.get('to')))}: {escape(preview(g['values']))}")
     for g in call["leaf_grads"]:
-        shown = preview(g["grad"]["values"]) if g["grad"] else "None"
+        shown = "?" if g["after"] > told + 1 else preview(g["grad"]["values"]) if g["grad"] \
+            else "None"
         text.setdefault(g["leaf"], []).append(f".grad = {escape(shown)}")
     return {node: "<br>".join(lines[:12]) for node, lines in text.items()}
 
