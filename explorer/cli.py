@@ -8,12 +8,14 @@ plays offline (`--html`). Each file is written whole or not at all; one that can
 (no graph, no backward pass) is not written, and the exit status is 1.
 `lessons check DIR` reads a folder of lessons and runs every program they open, printing
 each problem as `file:line: reason`; the exit status is 1 if there is one.
+`schema` prints the JSON Schema of a Trace's public form, with the format's version.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import sys
 import tempfile
@@ -26,6 +28,7 @@ from explorer.pool.worker import WorkerPool, default_pool
 from explorer.safety.limits import Limits
 from explorer.serve.hosting import settings
 from explorer.trace import Trace
+from explorer.trace.schema import json_schema
 from explorer.views.export import (
     ExportError,
     animation_html,
@@ -45,6 +48,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return export(args)
     if args.command == "lessons":
         return check_lessons(Path(args.folder), args.lang)
+    if args.command == "schema":
+        print(json.dumps(json_schema(), indent=2, ensure_ascii=False))
+        return 0
     pool = _pool(args)
     failed = False
     try:
@@ -186,6 +192,7 @@ def _parser() -> argparse.ArgumentParser:
     export.add_argument("--png", metavar="OUT", help="the same graph as PNG")
     export.add_argument("--dot", metavar="OUT", help="the same graph as graphviz DOT")
     export.add_argument("--json", metavar="OUT", help="the Trace (written even if it failed)")
+    commands.add_parser("schema", help="print the JSON Schema of a Trace (--json's form)")
     lessons = commands.add_parser("lessons", help="work with a folder of lessons")
     actions = lessons.add_subparsers(dest="action", required=True)
     checking = actions.add_parser(

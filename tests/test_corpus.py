@@ -15,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import numpy as np
 import pytest
 
@@ -23,6 +24,7 @@ from explorer.safety.limits import Limits
 from explorer.safety.sandbox import FILENAME
 from explorer.trace import Trace
 from tests.plain import PlainRun, run_plain, without_addresses
+from tests.test_schema import exactly
 
 CORPUS = Path(__file__).parent / "learner_programs"
 PROGRAMS = {f"{path.parent.name}/{path.stem}": path.read_text()
@@ -71,6 +73,14 @@ def test_the_app_agrees_with_plain_pytorch(key: str,
         assert name in trace.variables, name
         _same(trace.variables[name], expected, name)
     _same_gradients(trace, result["calls"])
+
+
+def test_every_trace_is_the_typed_public_form(runs: dict[str, tuple[PlainRun, Trace]]) -> None:
+    for key, (_, trace) in runs.items():
+        try:
+            exactly(trace)
+        except (AssertionError, msgspec.ValidationError) as wrong:
+            raise AssertionError(f"{key}: {wrong}") from None
 
 
 def _same(got: dict[str, Any], expected: dict[str, Any], name: str) -> None:

@@ -1,8 +1,8 @@
 """The Trace: everything a run produced, as plain data that crosses process boundaries.
 
-One Trace feeds every page. It holds no live tensors or grad_fn objects: variables are the
-dicts made by `explorer.record.snapshot`, so a Trace pickles, and `to_json` is its public form
-(`python -m explorer run FILE --json`).
+One Trace feeds every page. It holds no live tensors or grad_fn objects: its records are the
+dicts typed in explorer.trace.schema (variables made by `explorer.record.snapshot`...), so a
+Trace pickles, and `to_json` is its public form (`python -m explorer run FILE --json`).
 """
 
 from __future__ import annotations
@@ -13,10 +13,11 @@ from typing import Any
 
 from explorer.content.explain import explain
 from explorer.safety.limits import Limits
+from explorer.trace import schema
 from explorer.trace.check import BadResult, trace_fields
 from explorer.trace.wire import BadAnswer, decode, uncollected
 
-Variables = dict[str, dict[str, Any]]
+Variables = dict[str, schema.Variable]
 
 
 @dataclass
@@ -41,13 +42,13 @@ class Trace:
     """The result of one run: output, variables after every step, and the error if any."""
 
     ok: bool
-    error: dict[str, Any] | None = None  # {type, message, line, explanation{en, zh} | None}
+    error: schema.Error | None = None
     stdout: str = ""
     variables: Variables = field(default_factory=dict)
     steps: list[Step] = field(default_factory=list)
-    graphs: list[dict[str, Any]] = field(default_factory=list)  # {dot, nodes, edges}, distinct
-    backward: list[dict[str, Any]] = field(default_factory=list)  # explorer.record.backward calls
-    losses: list[dict[str, Any]] = field(default_factory=list)  # every call: value, grad norms
+    graphs: list[schema.Graph] = field(default_factory=list)  # distinct
+    backward: list[schema.Call] = field(default_factory=list)  # recorded in full
+    losses: list[schema.Summary] = field(default_factory=list)  # every call: value, grad norms
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # what the explorer changed or capped
     device: str = "cpu"
@@ -65,15 +66,16 @@ class Trace:
         return self.error is None or self.error["type"] not in NOT_STARTED or bool(self.steps)
 
     @property
-    def graph(self) -> dict[str, Any] | None:
+    def graph(self) -> schema.Graph | None:
         """The autograd graph after the last recorded step."""
         last = self.steps[-1].graph if self.steps else None
         return None if last is None else self.graphs[last]
 
     def to_dict(self) -> dict[str, Any]:
-        """The Trace as plain data, which it shares (nothing is copied: it is read, once)."""
-        return _fields(self) | {"steps": [_fields(step) for step in self.steps],
-                                "graph": self.graph}
+        """The Trace as plain data, which it shares (nothing is copied: it is read, once): its
+        public form, typed in explorer.trace.schema, with the format's version."""
+        return {"version": schema.VERSION} | _fields(self) | {
+            "steps": [_fields(step) for step in self.steps], "graph": self.graph}
 
     def to_json(self, indent: int | None = None) -> str:
         return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
@@ -97,6 +99,7 @@ class Trace:
             fields = trace_fields(data, limits or Limits())
         except BadResult as error:
             return refused(str(error))
+        fields.pop("version", None)  # checked: this format's
         if fields.get("error"):
             error = fields["error"]
             fields["error"] = error_info(error["type"], error["message"], error["line"])
@@ -131,7 +134,7 @@ def failure(kind: str, message: str, line: int | None = None, **extra: Any) -> T
     return Trace(ok=False, error=error_info(kind, message, line), **extra)
 
 
-def error_info(kind: str, message: str, line: int | None) -> dict[str, Any]:
+def error_info(kind: str, message: str, line: int | None) -> schema.Error:
     """The `error` field: PyTorch's or Python's own words plus a plain-language explanation."""
     return {"type": kind, "message": message, "line": line, "explanation": explain(kind, message)}
 

@@ -24,6 +24,7 @@ from typing import Any
 
 from explorer.safety.limits import Limits
 from explorer.trace.graph_view import COLOURS, EDGE_ATTRS, checked_dot
+from explorer.trace.schema import VERSION
 
 MAX_LINES = 200  # warnings or notes a page lists
 MAX_LINE = 2_000  # characters of one of them, of a name, label, type or id
@@ -102,6 +103,13 @@ def _whole(least: int | None = 0) -> Check:
 def _number(value: Any) -> int | float:
     if type(value) not in (int, float):
         raise _Wrong("a number")
+    return value
+
+
+def _version(value: Any) -> int:
+    """A saved Trace's format version: this one's (a run's answer carries none)."""
+    if value != VERSION or type(value) is not int:
+        raise _Wrong(f"format version {VERSION}, which this explorer reads")
     return value
 
 
@@ -200,7 +208,8 @@ class _Reader:
             "losses": _list(self.summary, self.caps.losses, cut=True),
             "warnings": _list(SHORT, MAX_LINES, cut=True),
             "notes": _list(SHORT, MAX_LINES, cut=True), "device": SHORT,
-            "threads": COUNT, "elapsed_ms": _number, "repeatable": _flag}, {"ok"})
+            "threads": COUNT, "elapsed_ms": _number, "repeatable": _flag,
+            "version": _version}, {"ok"})
 
     def error(self, value: Any) -> dict[str, Any]:
         error = _record("the error", value, {"type": SHORT, "message": LONG,

@@ -117,7 +117,7 @@ def parts(trace: Trace, fields: frozenset[str] | None = None) -> dict[str, str]:
     type's name: the answer never fails on what a program made, and no program code (a
     Module's `extra_repr`) runs to make it."""
     answer = trace.to_dict()
-    del answer["graph"]  # the last step's, a copy for readers of a saved Trace
+    del answer["graph"], answer["version"]  # for readers of a saved Trace
     answer["graphs"] = _shared(answer["graphs"])
     _changed(answer)
     return {name: json.dumps(value, ensure_ascii=False,
