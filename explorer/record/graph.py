@@ -41,7 +41,7 @@ from torchviz.dot import SAVED_PREFIX, resize_graph
 
 from explorer.record.modules import Modules, Names
 from explorer.record.snapshot import version
-from explorer.trace.graph_view import COLOURS, FREED, NODE_ATTR, edge_line, node_line
+from explorer.trace.graph_view import COLOURS, FREED, MODIFIED, NODE_ATTR, edge_line, node_line
 from explorer.trace.wire import uncollected
 
 PACKED = "packed by the program's saved-tensor hooks: not read, as that would run its unpack hook"
@@ -200,8 +200,8 @@ class _Drawing:
             return
         try:
             custom, again = fn.saved_tensors, fn.saved_tensors
-        except RuntimeError:
-            saved["saved_tensors"] = FREED
+        except RuntimeError as error:
+            saved["saved_tensors"] = _unreadable(error)
             return
         for i, (t, t_again) in enumerate(zip(custom, again, strict=True)):
             saved[f"saved_tensors[{i}]"] = self._describe(t)
@@ -222,8 +222,8 @@ class _Drawing:
                 continue
             try:
                 value, again = getattr(fn, attr), getattr(fn, attr)
-            except RuntimeError:
-                saved[name], shown = FREED, None
+            except RuntimeError as error:
+                saved[name], shown = _unreadable(error), None
                 continue
             if shown is not None:
                 shown[name] = _shown(value)
@@ -359,3 +359,9 @@ def _describe(value: Any) -> str:
     if isinstance(value, torch.Tensor):
         return f"tensor{tuple(_shape(value))} {str(value.dtype).removeprefix('torch.')}"
     return str(value)[:80]
+
+
+def _unreadable(error: RuntimeError) -> str:
+    """Why a saved value cannot be read: backward freed it, or the program changed it in
+    place since (PyTorch's version check refuses it, as backward would)."""
+    return MODIFIED if "modified by an inplace operation" in str(error) else FREED

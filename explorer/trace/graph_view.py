@@ -50,6 +50,7 @@ STATEMENT = re.compile(
     rf'|\t(?:{_ID}) -> (?:{_ID})(?: \[(?:dir=none|style=dotted)\])?\n')
 CLUSTER_STYLE = "style=\"dashed,rounded\" color=grey50 fontcolor=grey30 fontname=monospace"
 FREED = "saved values freed by backward()"  # a saved value's details once backward() ran
+MODIFIED = "changed in place since it was saved"  # ...once the program changed it in place
 MARK = "#f76707"  # the outline of nodes marked: the backward animation's orange
 GREY = "lightgrey"  # a backward node's fill: graphviz's for style=filled with no colour given
 COLLAPSE_ABOVE = 300  # nodes; above this, chains of one op are grouped
