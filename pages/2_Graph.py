@@ -17,7 +17,8 @@ if trace is not None:
             picture = st.container()  # the picture, then its controls right under it
             index = step_controls("graph.step", len(trace.steps), lang(), keys=True)
             caption = st.container()  # what the editor marks, once the picture says
-            made = graph_at_step("graph", trace, index, lang(), where=picture)
+            made = graph_at_step("graph", trace, index, lang(), where=picture,
+                                 code=st.session_state["graph.ran"])
             with caption:
                 after_line("graph", trace.steps[index], lang(), made)
 else:  # the graph's frame, loaded before the first run: its first picture comes quicker

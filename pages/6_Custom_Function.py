@@ -21,7 +21,8 @@ if trace is not None:
             gradient_check(code, lang())
         with graph:
             if trace.steps:
-                graph_at_step("custom", trace, len(trace.steps) - 1, lang())
+                graph_at_step("custom", trace, len(trace.steps) - 1, lang(),
+                              code=st.session_state["custom.ran"])
         with replay:
             backward_pass("custom", trace, lang(), code=code)
 publish()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import streamlit as st
@@ -25,6 +26,7 @@ from explorer.views.graph_page import Options, defaults, drawn
 from explorer.views.numbers import exact
 from explorer.views.present import kept, variable
 from explorer.views.render import MAX_STATEMENTS, LayoutError, TooLarge, TooTangled, png, svg
+from explorer.views.scene import scene
 
 # Our viewer and graphviz's SVG of the server's own DOT: no markup from the program. The
 # component makes a frame of its own that may run scripts but has no origin, loads the viewer
@@ -195,10 +197,11 @@ def _fold(page: str, paths: list[str], lang: str) -> list[str]:
 
 
 def graph_at_step(page: str, trace: Trace, index: int, lang: str,
-                  where: Any = None) -> Made | None:
+                  where: Any = None, code: str | None = None) -> Made | None:
     """The graph after step `index` (the picture in the container `where`, if given, as
     over its step controls): root choice, options, and what is not in it; the node chosen
-    at this step, if any, to mark."""
+    at this step, if any, to mark. After the last step of `code` (the program that ran), the
+    scene of its autograd error is marked, in the graph of every output."""
     where = where or st.container()
     step = trace.steps[index]
     outside = [name for name, info in step.variables.items()
@@ -216,6 +219,9 @@ def graph_at_step(page: str, trace: Trace, index: int, lang: str,
     graph = trace.graphs[step.graph]
     named = named_outputs(graph)
     first = defaults(trace, index)
+    found = scene(trace, code) if code is not None and index == len(trace.steps) - 1 else None
+    if found is not None and found.nodes:
+        first = replace(first, roots=())
     for param, key, value in (("roots", f"{page}.roots.{index}", list(first.roots)),
                               ("saved", f"{page}.saved", first.saved),
                               ("attrs", f"{page}.attrs", first.attrs),
@@ -231,7 +237,8 @@ def graph_at_step(page: str, trace: Trace, index: int, lang: str,
     expand = st.session_state[f"{page}.expand"]
     fold = _fold(page, modules(graph), lang)
     shown = drawn(trace, index, Options(tuple(roots), saved, attrs, expand, numbers,
-                                        tuple(fold)))
+                                        tuple(fold)),
+                  frozenset(found.nodes) if found is not None and found.nodes else None)
     for note in _grouped(shown, lang) + ([_freed(shown, lang)] if saved else []):
         if note:
             st.caption(note)

@@ -15,6 +15,7 @@ from explorer.trace import Step, Trace
 from explorer.ui.link import keep, restore
 from explorer.views.numbers import PRECISION, full_decimals, parsed, writer, written, written_each
 from explorer.views.present import kept, statement, variable_rows
+from explorer.views.scene import Scene, scene
 
 SPEEDS = {"slow": 1.5, "normal": 0.8, "fast": 0.3}  # seconds a step stays when playing
 KEYS = {"back": "Left", "forward": "Right"}  # keyboard shortcuts of a player's controls
@@ -162,9 +163,13 @@ def show_trace(page: str, trace: Trace, code: str, lang: str, below: Any = None)
 
 
 def error_panel(trace: Trace, code: str, lang: str) -> None:
-    """The run's error, if any: where, PyTorch's own words, and what they mean."""
+    """The run's error, if any: where, PyTorch's own words, and what they mean; then the
+    scene of an autograd error, or of a gradient that is not finite (explorer.views.scene)."""
     error = trace.error
+    found = scene(trace, code)
     if error is None:
+        if found is not None:
+            _scene(found, code, lang)
         return
     line = error["line"]
     title = (text("error_on_line", lang, type=plain(error["type"]), line=line) if line
@@ -177,6 +182,20 @@ def error_panel(trace: Trace, code: str, lang: str) -> None:
         if error["explanation"]:
             st.info(f"**{text('what_it_means', lang)}** — {error['explanation'][lang]}",
                     icon="💡")
+        if found is not None:
+            _scene(found, code, lang, shown=line)
+
+
+def _scene(found: Scene, code: str, lang: str, shown: int | None = None) -> None:
+    """Where on the graph and on which line an autograd error happened, in plain words (the
+    Graph page marks its nodes); the line's code unless it is the one `shown` already."""
+    values = {key: code_span(str(value)) for key, value in found.said.items()}
+    with st.container(border=True):
+        st.markdown(f"**{text('scene_title', lang)}**")
+        st.warning(text(f"scene_{found.kind}", lang, line=found.line or "?", **values),
+                   icon=":material/my_location:")
+        if found.line and found.line != shown:
+            st.code(statement(code, found.line, found.line), language="python")
 
 
 def _variables(now: dict[str, Any], before: dict[str, Any], lang: str, page: str) -> None:

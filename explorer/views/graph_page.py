@@ -33,9 +33,10 @@ def defaults(trace: Trace, index: int) -> Options:
     return Options(roots=(root,) if root else (), numbers=len(graph["nodes"]) <= NUMBERS_UP_TO)
 
 
-def drawn(trace: Trace, index: int, options: Options) -> View:
+def drawn(trace: Trace, index: int, options: Options,
+          marked: frozenset[str] | None = None) -> View:
     """The picture of the graph after step `index` with `options`, the nodes its statement
-    added marked."""
+    added marked (or `marked`: the scene of an error, explorer.views.scene)."""
     step = trace.steps[index]
     graph = trace.graphs[step.graph]  # type: ignore[index]
     named = named_outputs(graph)
@@ -43,4 +44,5 @@ def drawn(trace: Trace, index: int, options: Options) -> View:
     return view(graph, [named[r] for r in options.roots if r in named] or None, options.saved,
                 options.attrs, collapse=not options.expand, fold=options.fold,
                 notes=node_values(graph, step.variables) if options.numbers else None,
-                marked=added(graph, trace.graphs[before] if before is not None else None))
+                marked=marked if marked is not None else added(
+                    graph, trace.graphs[before] if before is not None else None))

@@ -1,0 +1,245 @@
+"""The scene of an autograd error: where on the graph and on which line a run's backward went
+wrong, read from what the run recorded and PyTorch's own message. Pure, and made on the
+server: the recorder computes nothing more for it, so the program ran exactly as it would.
+
+- a saved tensor modified in place: the node that saved it, its version when saved and now,
+  and the line that changed it;
+- backward through a freed graph: the nodes whose saved values the first backward freed, and
+  that backward's line;
+- a non-scalar root given no gradient: the root, and the backward call;
+- a leaf that requires grad changed in place, or `requires_grad` on integers: the variable;
+- NaN or infinity: the first node, in the engine's order, that received finite gradients and
+  sent one that is not (with or without an error).
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from explorer.trace import Trace
+from explorer.trace.graph_view import FREED, MODIFIED, node_lines
+
+INPLACE = re.compile(r"modified by an inplace operation: \[\S+ \[((?:\d{1,18}(?:, )?){0,64})\]\]"
+                     r"(?:, which is output \d+ of (\w+),)? is at version (\d{1,18}); "
+                     r"expected version (\d{1,18})")
+FREED_AGAIN = "backward through the graph a second time"
+NOT_SCALAR = "grad can be implicitly created only for"
+LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation"
+NOT_FLOAT = "floating point and complex dtype can require gradients"
+
+
+@dataclass(frozen=True)
+class Scene:
+    """What to mark: `kind` (a text key's suffix), the graph's node ids, the line to read, and
+    the values its words need."""
+
+    kind: str
+    nodes: tuple[str, ...]
+    line: int | None
+    said: dict[str, Any] = field(default_factory=dict)
+
+
+def scene(trace: Trace, code: str) -> Scene | None:
+    """The scene of the run's autograd error, or of the first non-finite gradient; None if
+    the run had neither."""
+    error = trace.error
+    message = error["message"] if error else ""
+    if error and (found := INPLACE.search(message)):
+        return _inplace(trace, code, *found.groups())
+    if FREED_AGAIN in message:
+        return _freed(trace, code)
+    if NOT_SCALAR in message and trace.backward:
+        roots = tuple(trace.backward[-1]["roots"])
+        return Scene("not_scalar", roots, error["line"] if error else None,
+                     {"root": _names(trace, roots)})
+    if error and (LEAF_INPLACE in message or NOT_FLOAT in message):
+        names = _assigned(code, error["line"])
+        nodes = tuple(n["id"] for n in _graph(trace)["nodes"] if set(n.get("names") or ())
+                      & set(names))
+        return Scene("leaf_inplace" if LEAF_INPLACE in message else "not_float", nodes,
+                     error["line"], {"name": ", ".join(names) or "?"})
+    return _not_finite(trace)
+
+
+def _graph(trace: Trace) -> dict[str, Any]:
+    """The graph after the last statement that ran, as the Graph page draws it: the failing
+    call's graph as it was before the call freed what it saved."""
+    return trace.graph or {"nodes": [], "edges": []}
+
+
+def _inplace(trace: Trace, code: str, shape: str, op: str | None, now: str,
+             saved: str) -> Scene:
+    """The tensor the message names by its shape and the op that made it (none: a leaf): the
+    variable of that shape and maker whose version passed `saved` (and the line that did
+    it), and the nodes that saved it: what they saved reads as changed in place."""
+    made = re.compile(rf"{re.escape(op)}(Backward\d*)?" if op else "None")
+    size = [int(n) for n in shape.replace(",", " ").split()]
+    name, line, before = None, None, {}
+    for step in trace.steps:
+        for var, info in step.variables.items():
+            was = before.get(var, {})
+            maker = made.fullmatch(str(was.get("grad_fn"))) or made.fullmatch(
+                str(info.get("grad_fn")))  # as it was saved, or (a saved input) as it is
+            if info.get("shape") == size and maker and (
+                    info.get("version") or 0) > int(saved) >= (was.get("version") or 0):
+                name, line = var, step.line
+        if name:
+            break
+        before = step.variables
+    if name is None and op:  # changed inside a function: where the code changes op's output
+        name, line = _changed_in_place(code, op) or (None, None)
+    graph = _graph(trace)
+    tensors = {n["id"] for n in graph["nodes"] if name in (n.get("names") or ())}
+    nodes = tuple(n["id"] for n in graph["nodes"] if MODIFIED in (n.get("saved") or {}).values())
+    return Scene("inplace", nodes + tuple(sorted(tensors)), line,
+                 {"tensor": name or "?", "op": _names(trace, nodes) or "?", "saved": saved,
+                  "now": now})
+
+
+def _freed(trace: Trace, code: str) -> Scene:
+    """The nodes whose saved values are freed and where the fix goes: in a loop, the line
+    that carries a tensor from one round to the next (`h = f(h)`: detach it there), else the
+    line that made the freed nodes before the loop; outside a loop, the first backward (the
+    step after which they were first freed: retain_graph=True there)."""
+    def freed(graph: dict[str, Any]) -> tuple[str, ...]:
+        return tuple(n["id"] for n in graph["nodes"] if FREED in (n.get("saved") or {}).values())
+
+    call = trace.backward[-1] if trace.backward else {}
+    nodes = freed(_graph(trace)) or freed(trace.graphs[call["graph"]] if "graph" in call
+                                          else {"nodes": []})
+    said = {"nodes": _names(trace, nodes)}
+    error_line = trace.error["line"] if trace.error else None
+    loop = _loop(code, error_line)
+    if loop is not None:
+        carried = _carried(loop)
+        if carried is not None:
+            return Scene("freed_loop", nodes, carried[1], said | {"name": carried[0]})
+        made = [node_lines(trace).get(n, (None,))[0] for n in nodes]
+        before = min((m for m in made if m is not None and m < loop.lineno), default=None)
+        return Scene("freed_outside", nodes, before or error_line, said)
+    line = next((s.line for s in trace.steps if s.graph is not None
+                 and freed(trace.graphs[s.graph])), error_line)
+    return Scene("freed", nodes, line, said)
+
+
+def _loop(code: str, line: int | None) -> ast.For | ast.While | None:
+    """The innermost loop of `code` whose body holds `line`."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+    loops = [node for node in ast.walk(tree) if isinstance(node, ast.For | ast.While)
+             and line is not None and node.lineno < line <= (node.end_lineno or 0)]
+    return max(loops, key=lambda node: node.lineno, default=None)
+
+
+def _carried(loop: ast.For | ast.While) -> tuple[str, int] | None:
+    """A name the loop's body assigns from itself (`h = f(h)`, `total += loss`), and where."""
+    for node in ast.walk(loop):
+        target = (node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1
+                  else node.target if isinstance(node, ast.AugAssign) else None)
+        if not isinstance(target, ast.Name):
+            continue
+        value = node.value if isinstance(node, ast.Assign | ast.AugAssign) else None
+        reads = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)} if value else set()
+        if isinstance(node, ast.AugAssign) or target.id in reads:
+            return target.id, node.lineno
+    return None
+
+
+def _not_finite(trace: Trace) -> Scene | None:
+    """The first engine step that received finite gradients and sent one that is not, with
+    the line that made its node: as anomaly mode's traceback of the forward call names it,
+    else the statement that first drew it."""
+    forward = [int(n) for w in trace.warnings if "Traceback of forward call" in w
+               for n in re.findall(r'"<program>", line (\d{1,9})', w)]
+    for call in trace.backward:
+        for step in call["steps"]:
+            if all(_finite(g) for g in step["grad_outputs"]) and not all(
+                    _finite(g) for g in step["grad_inputs"]):
+                node = step["node"]
+                sent = next(g for g in step["grad_inputs"] if not _finite(g))
+                value = "nan" if math.isnan(sent["max_abs"]) else "inf"
+                line = forward[-1] if forward else node_lines(trace).get(node, (None,))[0]
+                return Scene("not_finite", (node,), line,
+                             {"node": step["name"], "value": value, "call": call["call"]})
+    return None
+
+
+def _finite(gradient: dict[str, Any] | None) -> bool:
+    return gradient is None or all(math.isfinite(gradient[k]) for k in ("norm", "max_abs"))
+
+
+def _names(trace: Trace, ids: tuple[str, ...]) -> str:
+    """The nodes `ids` by their variables' names, else their ops' (ids are stable through a
+    run: any graph that holds one says)."""
+    nodes = {n["id"]: n for g in trace.graphs for n in g["nodes"]}
+    return ", ".join(", ".join(nodes[i].get("names") or ()) or nodes[i].get("name") or i
+                     for i in ids if i in nodes)
+
+
+def _on(code: str, line: int | None) -> list[ast.AST]:
+    """The syntax nodes that start on `line` of `code`."""
+    if line is None:
+        return []
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return []
+    return [node for node in ast.walk(tree) if getattr(node, "lineno", None) == line]
+
+
+def _changed_in_place(code: str, op: str) -> tuple[str, int] | None:
+    """A name assigned from a call of `op` (`out = torch.sigmoid(...)`: Sigmoid) that a later
+    statement changes in place (`out[:, 0] = 0`, `out += 1`, `out.mul_(2)`), and its line."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+    made: dict[str, int] = {}
+    for node in sorted((n for n in ast.walk(tree) if isinstance(n, ast.stmt)),
+                       key=lambda n: n.lineno):
+        if isinstance(node, ast.Assign) and any(
+                isinstance(call, ast.Call) and _callee(call).lower() == op.lower()
+                for call in ast.walk(node.value)):
+            made.update({t.id: node.lineno for t in node.targets if isinstance(t, ast.Name)})
+        for name in _assigned_in(node):
+            if name in made and not (isinstance(node, ast.Assign)
+                                     and all(isinstance(t, ast.Name) for t in node.targets)):
+                return name, node.lineno
+    return None
+
+
+def _callee(call: ast.Call) -> str:
+    """The called function's own name (`torch.sigmoid(x)`, `x.sigmoid()`: sigmoid)."""
+    func = call.func
+    return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+
+
+def _assigned(code: str, line: int | None) -> list[str]:
+    """The names the statement on `line` stores to or changes in place (`w += 1`,
+    `w.add_(1)`, `w[0] = 1`, `self.w = ...`)."""
+    names: list[str] = []
+    for node in _on(code, line):
+        names += [name for name in _assigned_in(node) if name not in names]
+    return names
+
+
+def _assigned_in(node: ast.AST) -> list[str]:
+    """What one syntax node stores to or changes in place, as the code names it."""
+    targets = (node.targets if isinstance(node, ast.Assign) else
+               [node.target] if isinstance(node, ast.AugAssign | ast.AnnAssign) else
+               [node.value.func.value] if isinstance(node, ast.Expr)
+               and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute)
+               and node.value.func.attr.endswith("_") else [])
+    names = []
+    for target in targets:
+        while isinstance(target, ast.Subscript):
+            target = target.value
+        if isinstance(target, ast.Name | ast.Attribute):
+            names.append(ast.unparse(target))
+    return names
