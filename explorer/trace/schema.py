@@ -31,20 +31,25 @@ class Error(TypedDict):
     explanation: Explanation | None
 
 
-class Variable(TypedDict, total=False):
-    """A variable after a step (explorer.record.snapshot): its kind (`tensor`, `ndarray`,
-    `int`, a class's name...) and values; tensors and arrays with their metadata."""
+class Tensor(TypedDict, total=False):
+    """What a variable and a graph's tensor node say of a tensor."""
 
-    kind: Required[str]
-    values: Required[Any]  # numbers, text, true/false or null in nested lists; or a text
-    type: str
     shape: list[int]
     dtype: str
     device: str
     requires_grad: bool
     is_leaf: bool
     grad_fn: str | None
-    version: int | None
+    version: int | None  # its _version
+
+
+class Variable(Tensor, total=False):
+    """A variable after a step (explorer.record.snapshot): its kind (`tensor`, `ndarray`,
+    `int`, a class's name...) and values; tensors and arrays with their metadata."""
+
+    kind: Required[str]
+    values: Required[Any]  # numbers, text, true/false or null in nested lists; or a text
+    type: str
     numel: int
     is_view: bool
     retains_grad: bool
@@ -58,7 +63,7 @@ class Variable(TypedDict, total=False):
     grad_norm: float
 
 
-class Node(TypedDict, total=False):
+class Node(Tensor, total=False):
     """A node of the autograd graph: a backward node (kind `backward`) or a tensor (`leaf`,
     `saved`, `output`...), with a stable id the DOT, the layout and the replay share."""
 
@@ -70,13 +75,6 @@ class Node(TypedDict, total=False):
     custom: bool  # made by a custom autograd.Function
     module: str  # the nn.Module call that made it (`model.fc1`)
     names: list[str]  # the program's names of a tensor
-    shape: list[int]
-    dtype: str
-    device: str
-    requires_grad: bool
-    is_leaf: bool
-    grad_fn: str | None
-    version: int | None
     colour: str  # its fill, as torchviz gives one to its kind
 
 
