@@ -81,7 +81,7 @@ def test_large_truncated_or_integer_gradients_are_not_asked() -> None:
 @pytest.mark.parametrize(("typed", "numbers"), [
     ("0.5", [0.5]), ("-2", [-2.0]), ("[1, 2.5]", [1.0, 2.5]), ("1, 2, 3", [1.0, 2.0, 3.0]),
     ("[[1, 0], [0, -1e-3]]", [1.0, 0.0, 0.0, -0.001]), ("(4,)", [4.0]), ("-inf", [-math.inf]),
-    (" +3 ", [3.0])])
+    (" +3 ", [3.0]), ("9" * 400, [math.inf]), ("-" + "9" * 400, [-math.inf])])
 def test_an_answer_is_read_as_numbers(typed: str, numbers: list[float]) -> None:
     assert read(typed) == numbers
     assert all(math.isnan(v) for v in read("[nan, nan]"))

@@ -123,7 +123,7 @@ def _number(node: ast.expr) -> float:
     while isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
         sign, node = (-sign if isinstance(node.op, ast.USub) else sign), node.operand
     if isinstance(node, ast.Constant) and type(node.value) in (int, float):
-        return sign * float(node.value)
+        return sign * (math.inf if abs(node.value) > 1e308 else float(node.value))
     if isinstance(node, ast.Name) and node.id in ("nan", "inf"):
         return sign * float(node.id)
     raise Unreadable("predict_unreadable")
