@@ -23,6 +23,7 @@ from explorer.trace.graph_view import (
     named_outputs,
     node_lines,
     outputs,
+    torchviz_dot,
     view,
 )
 from explorer.views.numbers import number
@@ -477,3 +478,15 @@ def test_a_variable_a_node_saves_keeps_its_own_node_whatever_the_walk_meets_firs
 def _kept_as_written(graph: dict[str, Any]) -> bool:
     """The run's DOT is in torchviz's form: the server keeps it as it is."""
     return checked_dot(graph["dot"], graph) == graph["dot"]
+
+
+def test_the_server_writes_a_graph_anew_sized_as_torchviz_sizes_it() -> None:
+    # The server may not import torchviz (it imports PyTorch): explorer.trace.graph_view writes
+    # torchviz's DOT itself, and is held here to torchviz's own resize_graph, below its 12-inch
+    # floor and above it.
+    for ops in (2, 100):
+        graph = execute(f"x = torch.ones(1, requires_grad=True)\ny = x\nfor _ in range({ops}):\n"
+                        "    y = y * 2\n").graphs[-1]
+        assert torchviz_dot(graph) == graph["dot"]
+        size = float(re.search(r'size="([\d.]+),', graph["dot"])[1])
+        assert (size == 12) == (ops == 2)

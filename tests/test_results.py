@@ -163,7 +163,7 @@ def test_the_kept_runs_memory_stays_under_its_bound_with_the_largest_answers(
     by bytes (just under the 16 MiB a run may send) and by objects (just under the million
     lists a run's answer may hold: decoded, ~90 MiB); and with many small ones (where a key
     and its place in the table weigh most). It holds nothing of the Traces it is given."""
-    by_bytes = pool.run(big_answer(104))
+    by_bytes = pool.run(big_answer(108))
     by_objects = pool.run(big_answer(112, "torch.zeros(1000, 1)"))
     assert 15 << 20 < len(trace_message(by_bytes)) <= MAX_RESULT_BYTES
     assert trace_message(by_objects).count(b"[") > 900_000

@@ -538,8 +538,9 @@ def test_where_python_and_the_app_live_is_read_by_a_run_and_named_in_no_answer()
     readable = confine.readable_paths()
     assert places.PACKAGE in readable and not places.HOLDERS & set(readable)  # not the checkout
     assert all(p in readable for p in {os.path.realpath(p) for p in places.PYTHON})
-    assert {os.path.join(p, "") for p in places.PYTHON | places.HOLDERS} == set(wire.INSTALLED)
-    answer = wire.message({"stdout": f'"{places.PACKAGE}/trace/wire.py {sys.prefix}/x"'})
+    assert {os.path.join(p, "").encode() for p in places.PYTHON | places.HOLDERS} == set(
+        wire.INSTALLED)
+    answer = wire.message({"stdout": wire.encode(f"{places.PACKAGE}/trace/wire.py {sys.prefix}/x")})
     assert places.PACKAGE.encode() not in answer and sys.prefix.encode() not in answer
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gc
 import json
+import math
 import re
 import socket
 import time
@@ -19,7 +20,6 @@ from explorer.record.execute import execute
 from explorer.safety.limits import Limits
 from explorer.trace import Trace
 from explorer.trace.check import (
-    MAX_CALLS,
     MAX_LINES,
     MAX_MESSAGE,
     MAX_VARIABLES,
@@ -27,6 +27,7 @@ from explorer.trace.check import (
     progress,
 )
 from explorer.trace.graph_view import torchviz_dot, view
+from explorer.trace.schema import MAX_CALLS
 from explorer.trace.wire import (
     HEADER,
     MAX_CONTAINERS,
@@ -132,6 +133,8 @@ def test_a_flood_of_warnings_and_a_huge_message_are_cut() -> None:
 def test_an_answer_of_the_wrong_shape_is_a_clear_bad_result() -> None:
     step = {"line": 1, "end_line": 1, "output": "", "variables": {}}
     tensor = hostile()["variables"]["x"]
+    call = {"call": 1, "kind": "backward", "steps": [], "leaf_grads": [], "value": None,
+            "roots": [], "root": None, "vector": None}
     for answer, why in (
             ([1], "the answer is not an object"),
             ({"stdout": "no ok"}, "has no ok"),
@@ -140,14 +143,15 @@ def test_an_answer_of_the_wrong_shape_is_a_clear_bad_result() -> None:
             (forged(steps=[step | {"line": "1"}]), "a step's line is not a whole number"),
             (forged(steps=[step] * 1001), "steps is not a list of at most 1,000 (1,001 came)"),
             (forged(steps=[step | {"graph": 0}]), "graph is not the number of one of the 0"),
-            (forged(variables={"x": {"values": 1}}), "variables is not a variable with a kind"),
+            (forged(variables={"x": {"values": 1}}), "a variable has no kind"),
             (forged(variables={"x": tensor | {"numel": -1}}), "numel is not a whole number ≥ 0"),
             (forged(variables={"x": {"kind": "tensor", "values": []}}), "has no device"),
-            (forged(graphs=[{"nodes": [{"id": "a", "kind": "html"}], "edges": []}]),
-             "a node of a kind"),
+            (forged(graphs=[{"nodes": [{"id": "a", "kind": "html", "label": "a"}],
+                             "edges": []}]), "a node of a kind"),
             (forged(graphs=[{"dot": "", "nodes": [], "edges": [{"src": "a", "dst": "b",
                                                                 "kind": "href"}]}]), "edge"),
-            (forged(backward=[{"call": 1}] * (MAX_CALLS + 1)), f"at most {MAX_CALLS}"),
+            (forged(backward=[call] * (MAX_CALLS + 1)), f"at most {MAX_CALLS}"),
+            (forged(backward=[{"call": 1}]), "a backward call has no kind"),
             (forged(error={"type": "E", "message": "m", "line": "one"}), "line is not"),
             (forged(error={"type": ["E"], "message": "m"}), "type is not text")):
         assert why in refused(answer), (why, refused(answer))
@@ -199,6 +203,24 @@ def test_a_real_run_is_taken_exactly_as_it_was_sent() -> None:
     trace = execute(code)
     assert trace.ok and trace.graphs and trace.backward
     assert Trace.from_json(trace_message(trace)) == trace  # the run's DOT too, byte for byte
+
+
+def test_a_non_finite_number_crosses_as_text_and_reads_back_as_itself() -> None:
+    trace = execute("x = torch.tensor([1.0, float('nan')], requires_grad=True)\n"
+                    "y = (x * float('inf')).sum()\ny.backward()\nz = float('-inf')\n")
+
+    def not_json(token: str) -> None:
+        raise AssertionError(f"{token} is not JSON")
+
+    for text in (trace_message(trace), trace.to_json()):  # the answer, the public form
+        json.loads(text, parse_constant=not_json)
+        again = Trace.from_json(text)
+        assert again.ok and json.loads(again.to_json()) == json.loads(trace.to_json())
+        assert math.isnan(again.backward[0]["value"]) and math.isnan(again.losses[0]["value"])
+        assert again.losses[0]["grad_norms"] == {"x": math.inf}
+        assert again.variables["z"]["values"] == "-inf"
+    assert "value is not a number" in refused(forged(losses=[
+        {"call": 1, "kind": "backward", "value": "NaN", "grad_norms": {}}]))
 
 
 def test_a_node_unchanged_since_the_graph_before_crosses_as_its_id() -> None:

@@ -105,8 +105,8 @@ def render(report: Report) -> str:
            f"Scale runs (sections 1, 3, 5) use {SCALE_LIMITS} instead of the app's 5 s and "
            "20,000 nodes; seed runs use the app's limits. Times in ms; medians.", ""]
     out += ["== 1. Pipeline vs bare torchviz (chain of N `y = y * 1.001`, loss.backward()) ==",
-            "run = WorkerPool.run (fork, execute, Trace JSON, parse); view, layout (one dot run: "
-            "positions + SVG), figure (at the engine's first step, built + JSON as "
+            "run = WorkerPool.run (fork, execute, the answer written and read); view, layout "
+            "(one dot run: positions + SVG), figure (at the engine's first step, built + JSON as "
             "st.plotly_chart sends it) = the Backward page; total = their sum.",
             "torchviz = make_dot(show_attrs, show_saved) + pipe('svg') in this process on the "
             "same graph; raised = the same with the recursion limit raised; ratio = total / "
@@ -153,17 +153,18 @@ def render(report: Report) -> str:
                    (("zygote", memory.zygote), ("parent", memory.parent))]), ""]
     out += ["== 5. Where the time goes ==",
             "From section 1: run, in_child = the worker's execute() (Trace.elapsed_ms), rest = "
-            "run - in_child: fork, copy-on-write, limits, Trace to JSON, socket, parse.",
+            "run - in_child: fork, copy-on-write, limits, the answer's JSON, socket, decode.",
             "The same chain executed in this process: execute, and inside it graphs = "
             "explorer.record.graph.record after each statement (calls = how many), at_backward = "
             "the graph drawn when backward is called, hooks = hooking every node of the pass; then "
-            "to_json = Trace.to_json, parse = Trace.from_json of it.",
+            "encode = the answer as the worker writes it (explorer.trace.wire.trace_message), "
+            "decode = Trace.from_json of it, decoded and checked in one pass.",
             table(["ops", "run", "in_child", "rest", "execute", "graphs", "calls",
-                   "at_backward", "hooks", "to_json", "parse", "trace_MB"],
+                   "at_backward", "hooks", "encode", "decode", "answer_MB"],
                   [[str(st.ops), ms(sc.served.run), ms(sc.served.in_child),
                     ms(sc.served.run - sc.served.in_child), ms(st.execute), ms(st.graphs),
-                    f"{st.graph_calls:g}", ms(st.at_backward), ms(st.hooks), ms(st.to_json),
-                    ms(st.parse), f"{st.megabytes:.2f}"]
+                    f"{st.graph_calls:g}", ms(st.at_backward), ms(st.hooks), ms(st.encode),
+                    ms(st.decode), f"{st.megabytes:.2f}"]
                    for st, sc in zip(report.stages, report.scales, strict=True)]), ""]
     out += ["== 6. The wall's cost per run (box + lock vs neither, turn about, medians) ==",
             table(["program", "walled", "bare", "added"],

@@ -49,7 +49,6 @@ from explorer.trace.wire import (
     recv,
     send,
     skip,
-    uncollected,
 )
 
 STARTUP_S = 120.0  # importing PyTorch on a cold machine
@@ -193,8 +192,7 @@ class WorkerPool:
                     if not update:
                         answer = body(conn, size, MAX_RESULT_BYTES)
                         watchdog.kill()  # it has answered: it ends while it is read
-                        with uncollected():
-                            return Trace.from_dict(decode(answer), limits)
+                        return Trace.from_json(answer, limits)
                     budget -= 1
                     if budget < 0:
                         raise BadAnswer(f"more progress updates than a run sends in "

@@ -54,9 +54,9 @@ def fitted(trace: Trace, budget: int = MAX_RESULT_BYTES) -> bytes:
     return message(texts | parts(trace, frozenset({"notes"})))
 
 
-def _size(text: str) -> int:
-    """The bytes a field's text takes in the answer, at most (its name and separator too)."""
-    return len(text.encode(errors="surrogatepass")) + 32
+def _size(text: bytes) -> int:
+    """The bytes a field takes in the answer, at most (its name and separator too)."""
+    return len(text) + 32
 
 
 # Each level thins a Trace in place and says what it took, or None if it had nothing to take.

@@ -8,14 +8,15 @@ Trace pickles, and `to_json` is its public form (`python -m explorer run FILE --
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from typing import Any
 
 from explorer.content.explain import explain
 from explorer.safety.limits import Limits
 from explorer.trace import schema
-from explorer.trace.check import BadResult, trace_fields
-from explorer.trace.wire import BadAnswer, decode, uncollected
+from explorer.trace.check import BadResult, answer_fields, trace_fields
+from explorer.trace.wire import finite, uncollected
 
 Variables = dict[str, schema.Variable]
 
@@ -78,28 +79,32 @@ class Trace:
             "steps": [_fields(step) for step in self.steps], "graph": self.graph}
 
     def to_json(self, indent: int | None = None) -> str:
-        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
+        """The public form as JSON text (a non-finite number as its text: JSON has none)."""
+        return json.dumps(finite(self.to_dict()), indent=indent, ensure_ascii=False)
 
     @classmethod
     def from_json(cls, text: str | bytes, limits: Limits | None = None) -> Trace:
-        """The Trace `text` holds (see from_dict); a BadResult error Trace if it is none."""
-        with uncollected():
-            try:
-                data = decode(text.encode(errors="replace") if isinstance(text, str) else text)
-            except BadAnswer as error:
-                return refused(str(error))
-            return cls.from_dict(data, limits)
+        """The Trace a run's answer or a saved Trace holds, decoded and checked in one pass
+        (explorer.trace.check); a BadResult error Trace if it is none."""
+        payload = text.encode(errors="replace") if isinstance(text, str) else text
+        return cls._made(answer_fields, payload, limits)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], limits: Limits | None = None) -> Trace:
-        """The Trace `data` describes, checked against what a run under `limits` sends
-        (explorer.trace.check); an answer no run makes is a BadResult error Trace. The error's
-        explanation is made anew here from its type and message."""
-        try:
-            fields = trace_fields(data, limits or Limits())
-        except BadResult as error:
-            return refused(str(error))
-        fields.pop("version", None)  # checked: this format's
+        """The Trace `data` (decoded JSON) describes, checked as `from_json` checks one."""
+        return cls._made(trace_fields, data, limits)
+
+    @classmethod
+    def _made(cls, read: Callable[[Any, Limits], dict[str, Any]], data: Any,
+              limits: Limits | None) -> Trace:
+        """The Trace `read` finds in `data`, checked against what a run under `limits` sends;
+        an answer no run makes is a BadResult error Trace. The error's explanation is made
+        anew here from its type and message."""
+        with uncollected():
+            try:
+                fields = read(data, limits or Limits())
+            except BadResult as error:
+                return refused(str(error))
         if fields.get("error"):
             error = fields["error"]
             fields["error"] = error_info(error["type"], error["message"], error["line"])
@@ -141,6 +146,6 @@ def error_info(kind: str, message: str, line: int | None) -> schema.Error:
 
 def refused(why: str, **extra: Any) -> Trace:
     """A Trace for an answer no run makes (explorer.trace.wire.BadAnswer,
-    explorer.trace.check's BadResult): none of it is shown, only `why`."""
+    explorer.trace.check.BadResult): none of it is shown, only `why`."""
     return failure("BadResult", f"The run sent back an answer the explorer does not accept: "
                    f"{why}. Nothing of it is shown.", **extra)

@@ -1,54 +1,59 @@
-"""A run's answer, checked before the server uses it: every field of a Trace with its type,
-count and size. Pure: no torch, no Streamlit.
+"""A run's answer, checked before the server uses it. Pure: no torch, no Streamlit.
 
-A run is untrusted (SECURITY.md): past the sandbox it can answer anything. `trace_fields`
-takes the decoded answer (explorer.trace.wire.decode: valid UTF-8, bounded depth) and returns the
-fields of the Trace it describes, or raises BadResult saying in plain words what is wrong.
-Text is cut to its cap and the lists a page shows in full (warnings, notes, variables) are
-cut; a graph larger than a run may draw becomes the note a run writes for one, values larger
-than a run keeps become a short text, and the picture is torchviz's DOT or made anew
-(explorer.trace.graph_view.checked_dot). A wrong type, a missing field, a reference to nothing or
-more steps, graphs or backward calls than a run makes is refused. Unknown fields are
-dropped: a field the worker starts sending is added here. Caps come from the run's Limits
-where it has one.
+A run is untrusted (SECURITY.md): past the sandbox it can answer anything. msgspec decodes its
+answer straight into the Trace's types (explorer.trace.schema), checking every type, bound and
+required key as it reads, and drops keys the types do not name. This module adds what a type
+cannot say and returns the fields of the Trace the answer describes, or raises BadResult saying
+in plain words what is wrong:
+- caps from the run's Limits: more steps, graphs or engine steps than a run makes is refused;
+  text is cut to its cap, and so are the lists a page shows in full (warnings, notes,
+  variables); a graph larger than a run may draw becomes the note a run writes for one, and
+  values larger or deeper than a run keeps become a short text;
+- references: a step's or call's graph, a node or variable sent as unchanged (explorer.trace.
+  wire), an edge's ends; what a variable or node of each kind must have;
+- the picture: torchviz's DOT, or made anew (explorer.trace.graph_view.checked_dot).
 """
 
 from __future__ import annotations
 
-import re
-import sys
-from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import islice
 from typing import Any
 
+import msgspec
+
 from explorer.safety.limits import Limits
+from explorer.trace import schema
 from explorer.trace.graph_view import COLOURS, EDGE_ATTRS, checked_dot
-from explorer.trace.schema import VERSION
+from explorer.trace.wording import plain
 
 MAX_LINES = 200  # warnings or notes a page lists
 MAX_LINE = 2_000  # characters of one of them, of a name, label, type or id
 MAX_MESSAGE = 20_000  # characters of an error message, or of a value shown as text
 MAX_VARIABLES = 1_000  # variables of one step, names of a tensor, leaves of a backward call
-MAX_CALLS = 64  # backward calls kept in full: a run keeps 20, and those asked for
-MAX_DIMS = 1_000  # sizes of a shape (PyTorch allows hundreds)
 EDGES_PER_NODE = 4  # edges a graph may have for each node it may have
 GRADIENT_VALUES = 100  # values a run keeps of one gradient (explorer.record.backward.VALUES)
 NODE_KINDS = frozenset({"backward", *COLOURS})
-EDGE_KINDS = frozenset({"grad", "saved", "view"})
 LEAVES = (str, int, float, bool, type(None))  # what values are made of, in nested lists
 PLAIN = frozenset({int, float, bool, type(None)})
 VALUE_DEPTH = 70  # lists inside one value: NumPy's 64 dimensions and a few
+# Lists and objects in one answer: each costs the server about 1 µs and 150 bytes to decode.
+# A 500-iteration training run sends under 10,000; 16 MiB of `{},` would be 5.6 million.
+MAX_CONTAINERS = 1_000_000
 
-Check = Callable[[Any], Any]
+# What a node of each kind has, and must have.
+BACKWARD_NODE = frozenset({"id", "kind", "label", "name", "saved", "custom", "module"})
+TENSOR_NODE = frozenset({"id", "kind", "label", "names", "shape", "dtype", "device",
+                         "requires_grad", "is_leaf", "grad_fn", "version", "custom", "module"})
+BACKWARD_NEEDS = frozenset({"id", "kind", "label", "name"})
+TENSOR_NEEDS = TENSOR_NODE - {"names", "custom", "module"}
+NON_FINITE = frozenset({"nan", "inf", "-inf"})
+
+_ANSWER = msgspec.json.Decoder(schema.Answer)
 
 
 class BadResult(ValueError):
     """A run's answer that is not a Trace a run makes; the message says why, in plain words."""
-
-
-class _Wrong(Exception):
-    """One value is not what its field holds; the message says what it should be."""
 
 
 @dataclass(frozen=True)
@@ -68,79 +73,78 @@ class Caps:
         """The caps a run under `limits` stays within."""
         nodes = limits.graph_nodes + 1  # explorer.record.graph stops one node past the limit
         return cls(output=limits.output_chars, steps=limits.steps,
-                   graphs=limits.steps + MAX_CALLS, nodes=nodes, edges=EDGES_PER_NODE * nodes,
+                   graphs=limits.steps + schema.MAX_CALLS, nodes=nodes,
+                   edges=EDGES_PER_NODE * nodes,
                    values=4 * max(limits.value_elements, GRADIENT_VALUES),
                    losses=limits.loop_iterations)
 
 
+def answer_fields(payload: bytes, limits: Limits) -> dict[str, Any]:
+    """The Trace fields a run's answer (its JSON, untrusted) describes, decoded and checked in
+    one pass, then against `limits`; BadResult if it is none."""
+    if payload.count(b"{") + payload.count(b"[") > MAX_CONTAINERS:
+        raise BadResult(f"the message holds more than {MAX_CONTAINERS:,} lists and objects")
+    try:
+        answer = _ANSWER.decode(payload)
+    except msgspec.ValidationError as error:
+        raise BadResult(plain(error)) from None
+    except RecursionError:
+        raise BadResult("the message is nested too deep") from None
+    except (msgspec.DecodeError, UnicodeDecodeError) as error:
+        raise BadResult(f"the message is not JSON ({str(error)[:200]})") from None
+    return _Reader(Caps.of(limits)).trace(answer)
+
+
 def trace_fields(data: Any, limits: Limits) -> dict[str, Any]:
-    """The Trace fields `data` (a run's answer) describes, checked; BadResult if it is none.
-    Steps stay dicts here (explorer.trace makes them Steps)."""
-    return _Reader(Caps.of(limits)).trace(data)
+    """The Trace fields `data` (an answer already decoded, or a saved Trace) describes,
+    checked as `answer_fields` checks an answer. Steps stay dicts here (explorer.trace makes
+    them Steps)."""
+    return _Reader(Caps.of(limits)).trace(_typed(data, schema.Answer, "the answer"))
 
 
-def progress(data: Any) -> dict[str, Any]:
+def progress(data: Any) -> schema.Summary:
     """A progress message's backward-call summary, checked; BadResult if it is none."""
-    return _Reader(Caps.of(Limits())).summary(data)
+    return _Reader(Caps.of(Limits())).summary(
+        _typed(data, schema.Summary, "a backward call's summary"))
 
 
-def _text(cap: int) -> Check:
-    def check(value: Any) -> str:
-        if not isinstance(value, str):
-            raise _Wrong("text")
-        return value[:cap]
-    return check
+def _typed(data: Any, kind: Any, what: str) -> Any:
+    """`data` read as `kind`; BadResult naming where it is not one, `what` being the whole."""
+    try:
+        return msgspec.convert(data, kind)
+    except msgspec.ValidationError as error:
+        raise BadResult(plain(error, what)) from None
+    except RecursionError:
+        raise BadResult(f"{what} is nested too deep") from None
 
 
-def _whole(least: int | None = 0) -> Check:
-    def check(value: Any) -> int:
-        if type(value) is not int or (least is not None and value < least):
-            raise _Wrong("a whole number" if least is None else f"a whole number ≥ {least}")
-        return value
-    return check
+def _short(record: dict[str, Any], keys: tuple[str, ...], cap: int = MAX_LINE) -> None:
+    """Cut `record`'s texts under `keys` to `cap`, in place."""
+    for key in keys:
+        text = record.get(key)
+        if type(text) is str and len(text) > cap:
+            record[key] = text[:cap]
 
 
-def _number(value: Any) -> int | float:
-    if type(value) not in (int, float):
-        raise _Wrong("a number")
-    return value
+def _texts(texts: list[str], cap: int) -> list[str]:
+    return [text[:MAX_LINE] for text in texts[:cap]]
 
 
-def _version(value: Any) -> int:
-    """A saved Trace's format version: this one's (a run's answer carries none)."""
-    if value != VERSION or type(value) is not int:
-        raise _Wrong(f"format version {VERSION}, which this explorer reads")
-    return value
+def _mapping(value: dict[str, Any], cap: int) -> dict[str, Any]:
+    return {key[:MAX_LINE]: item for key, item in islice(value.items(), cap)}
 
 
-def _flag(value: Any) -> bool:
-    if not isinstance(value, bool):
-        raise _Wrong("true or false")
-    return value
+def _real(record: dict[str, Any], keys: tuple[str, ...]) -> None:
+    """Read `record`'s non-finite numbers under `keys`, sent as text, as floats, in place."""
+    for key in keys:
+        if type(record.get(key)) is str:
+            record[key] = float(record[key])
 
 
-def _optional(check: Check) -> Check:
-    return lambda value: None if value is None else check(value)
-
-
-def _list(item: Check, cap: int, cut: bool = False) -> Check:
-    """A list of at most `cap` items (`cut`: longer ones lose the rest; else refused)."""
-    def check(value: Any) -> list[Any]:
-        if not isinstance(value, list):
-            raise _Wrong("a list")
-        if len(value) > cap and not cut:
-            raise _Wrong(f"a list of at most {cap:,} ({len(value):,} came)")
-        return [item(v) for v in value[:cap]]
-    return check
-
-
-def _mapping(item: Check, cap: int) -> Check:
-    """An object of at most `cap` text keys (more are cut)."""
-    def check(value: Any) -> dict[str, Any]:
-        if not isinstance(value, dict):
-            raise _Wrong("an object")
-        return {k[:MAX_LINE]: item(v) for k, v in islice(value.items(), cap)}
-    return check
+def _at_most(what: str, items: list[Any], cap: int) -> list[Any]:
+    if len(items) > cap:
+        raise BadResult(f"{what} is not a list of at most {cap:,} ({len(items):,} came)")
+    return items
 
 
 def _cut(value: Any) -> Any:
@@ -152,122 +156,83 @@ def _cut(value: Any) -> Any:
     return value
 
 
-SHORT = _text(MAX_LINE)
-LONG = _text(MAX_MESSAGE)
-DOT = _text(sys.maxsize)  # as long as the answer: only torchviz's statements are kept of it
-COUNT = _whole()
-WHOLE = _whole(None)
-SHAPE = _list(COUNT, MAX_DIMS)
-STRIDES = _list(WHOLE, MAX_DIMS)
-NAMES = _list(SHORT, MAX_VARIABLES, cut=True)
-# A node id as explorer.record.graph writes one: `n12`, `n3.self[0]`.
-NODE_ID = re.compile(r"[\w.\[\]]{1,200}")
-
-
-def _node_id(value: Any) -> str:
-    if not isinstance(value, str) or not NODE_ID.fullmatch(value):
-        raise _Wrong("a node id (letters, digits, `_`, `.`, `[`, `]`)")
-    return value
-
-
-NODE = _node_id
-
-
-def _record(what: str, value: Any, fields: dict[str, Check],
-            required: frozenset[str] | set[str]) -> dict[str, Any]:
-    """The known `fields` of `value`, each checked; unknown ones dropped."""
-    if not isinstance(value, dict):
-        raise BadResult(f"{what} is not an object")
-    missing = required - value.keys()
-    if missing:
-        raise BadResult(f"{what} has no {', '.join(sorted(missing))}")
-    clean = {}
-    for key, check in fields.items():
-        if key in value:
-            try:
-                clean[key] = check(value[key])
-            except _Wrong as wrong:
-                raise BadResult(f"{what}'s {key} is not {wrong}") from None
-    return clean
-
-
 class _Reader:
-    """Checks one answer against `caps`."""
+    """Checks one typed answer against `caps`, in place: its dicts are its own."""
 
     def __init__(self, caps: Caps) -> None:
         self.caps = caps
         self.graph_count = 0  # graphs checked: steps and calls refer to them by number
-        self.before: dict[str, dict[str, Any]] = {}  # the last graph's nodes, by id
-        self.variables_before: dict[str, dict[str, Any]] = {}  # the last step's, by name
+        self.before: dict[str, Any] = {}  # the last graph's nodes, by id
+        self.variables_before: dict[str, Any] = {}  # the last step's, by name
 
     def trace(self, data: Any) -> dict[str, Any]:
-        return _record("the answer", data, {  # graphs first: steps and calls refer to them
-            "graphs": self.graphs, "ok": _flag, "error": _optional(self.error),
-            "stdout": _text(self.caps.output), "steps": self.steps,
-            "variables": self.variables, "backward": _list(self.call, MAX_CALLS),
-            "losses": _list(self.summary, self.caps.losses, cut=True),
-            "warnings": _list(SHORT, MAX_LINES, cut=True),
-            "notes": _list(SHORT, MAX_LINES, cut=True), "device": SHORT,
-            "threads": COUNT, "elapsed_ms": _number, "repeatable": _flag,
-            "version": _version}, {"ok"})
+        if data.get("version", schema.VERSION) != schema.VERSION:
+            raise BadResult(f"the answer's version is not format version {schema.VERSION}, "
+                            "which this explorer reads")
+        fields = dict(data)
+        fields.pop("version", None)
+        if "graphs" in data:  # first: steps and calls refer to them
+            graphs = _at_most("the answer's graphs", data["graphs"], self.caps.graphs)
+            self.graph_count = len(graphs)
+            fields["graphs"] = [self.graph(graph) for graph in graphs]
+        if data.get("error") is not None:
+            error = data["error"]
+            fields["error"] = {"type": error["type"][:MAX_LINE],
+                               "message": error["message"][:MAX_MESSAGE],
+                               "line": error.get("line")}
+        if "steps" in data:
+            fields["steps"] = self.steps(data["steps"])
+        if "variables" in data:
+            fields["variables"] = self.variables("the answer", data["variables"])
+        for call in data.get("backward", ()):
+            self.call(call)
+        if "losses" in data:
+            fields["losses"] = [self.summary(s) for s in data["losses"][:self.caps.losses]]
+        for key in ("warnings", "notes"):
+            if key in data:
+                fields[key] = _texts(data[key], MAX_LINES)
+        if "stdout" in data:
+            fields["stdout"] = data["stdout"][:self.caps.output]
+        _short(fields, ("device",))
+        _real(fields, ("elapsed_ms",))
+        return fields
 
-    def error(self, value: Any) -> dict[str, Any]:
-        error = _record("the error", value, {"type": SHORT, "message": LONG,
-                                             "line": _optional(COUNT)}, {"type", "message"})
-        return {"line": None} | error
-
-    def steps(self, value: Any) -> list[dict[str, Any]]:
-        steps = _list(self.step, self.caps.steps)(value)
+    def steps(self, steps: list[Any]) -> list[Any]:
         left = self.caps.output  # what all steps printed is what the run printed: one cap
-        for step in steps:
+        for step in _at_most("the answer's steps", steps, self.caps.steps):
+            self.graph_index("a step", step)
             step["output"] = step["output"][:left]
             left -= len(step["output"])
+            step["variables"] = self.variables("a step", step["variables"])
+            self.variables_before = step["variables"]
+            step.setdefault("graph", None)
         return steps
 
-    def step(self, value: Any) -> dict[str, Any]:
-        """One step; a variable given as null (explorer.trace.wire) is the checked variable
+    def graph_index(self, what: str, record: dict[str, Any]) -> None:
+        index = record.get("graph")
+        if index is not None and index >= self.graph_count:
+            raise BadResult(f"{what}'s graph is not the number of one of the "
+                            f"{self.graph_count} graphs")
+
+    def variables(self, what: str, value: dict[str, Any]) -> dict[str, Any]:
+        """The variables; one given as null (explorer.trace.wire) is the checked variable
         of that name in the step before (the end's: in the last step)."""
-        step = _record("a step", value, {
-            "line": COUNT, "end_line": COUNT, "output": _text(self.caps.output),
-            "variables": self.variables, "graph": _optional(self.graph_index)},
-            {"line", "end_line", "output", "variables"})
-        self.variables_before = step["variables"]
-        return step
+        variables = {}
+        for name, info in islice(value.items(), MAX_VARIABLES):
+            name = name[:MAX_LINE]
+            if info is not None:
+                variables[name] = self.variable(info)
+            elif name in self.variables_before:
+                variables[name] = self.variables_before[name]
+            else:
+                raise BadResult(f"{what}'s variables is not a variable, or null for one of "
+                                "the step before")
+        return variables
 
-    def graphs(self, value: Any) -> list[dict[str, Any]]:
-        graphs = _list(self.graph, self.caps.graphs)(value)
-        self.graph_count = len(graphs)
-        return graphs
-
-    def graph(self, value: Any) -> dict[str, Any]:
-        """One graph; a node given by its id alone (explorer.trace.wire) is the checked node
-        of that id in the graph before."""
-        graph = self._graph(value)
-        self.before = {node["id"]: node for node in graph["nodes"]}
-        return graph
-
-    def graph_index(self, value: Any) -> int:
-        if type(value) is not int or not 0 <= value < self.graph_count:
-            raise _Wrong(f"the number of one of the {self.graph_count} graphs")
-        return value
-
-    def variables(self, value: Any) -> dict[str, Any]:
-        if not isinstance(value, dict):
-            raise _Wrong("an object")
-        return {name[:MAX_LINE]: self.variable(info) if info is not None else self.same(name)
-                for name, info in islice(value.items(), MAX_VARIABLES)}
-
-    def same(self, name: str) -> dict[str, Any]:
-        if name[:MAX_LINE] not in self.variables_before:
-            raise _Wrong("a variable, or null for one of the step before")
-        return self.variables_before[name[:MAX_LINE]]
-
-    def variable(self, value: Any) -> dict[str, Any]:
-        """A variable as explorer.record.snapshot describes one: its kind is open (a namedtuple's is
-        its class's name); tensors and arrays have their metadata."""
-        kind = value.get("kind") if isinstance(value, dict) else None
-        if not isinstance(kind, str):
-            raise _Wrong("a variable with a kind")
+    def variable(self, value: dict[str, Any]) -> dict[str, Any]:
+        """A variable as explorer.record.snapshot describes one: its kind is open (a
+        namedtuple's is its class's name); tensors and arrays have their metadata."""
+        kind = value["kind"]
         required = {"kind", "values"}
         if kind in ("tensor", "ndarray"):
             required |= {"shape", "dtype", "device", "numel", "truncated"}
@@ -275,20 +240,19 @@ class _Reader:
             required |= {"requires_grad", "is_leaf"}
         if "memory" in value:
             required.add("data_ptr")
-        return _record(f"a variable of kind {kind[:40]}", value, {
-            "kind": SHORT, "type": SHORT, "shape": SHAPE, "dtype": SHORT, "device": SHORT,
-            "requires_grad": _flag, "is_leaf": _flag, "grad_fn": _optional(SHORT),
-            "version": _optional(COUNT), "numel": COUNT, "is_view": _flag,
-            "retains_grad": _flag, "strides": STRIDES, "data_ptr": COUNT,
-            "memory": self.memory, "writeable": _flag, "values": self.values,
-            "truncated": _flag, "grad": self.values, "norm": _number, "grad_norm": _number},
-            required)
-
-    @staticmethod
-    def memory(value: Any) -> list[int]:
-        if not (isinstance(value, list) and len(value) == 2 and all(
-                type(v) is int and v >= 0 for v in value) and value[0] <= value[1]):
-            raise _Wrong("a span of addresses")
+            first, last = value["memory"]
+            if first > last:
+                raise BadResult(f"a variable of kind {kind[:40]}'s memory is not a span of "
+                                "addresses")
+        missing = required - value.keys()
+        if missing:
+            raise BadResult(f"a variable of kind {kind[:40]} has no "
+                            f"{', '.join(sorted(missing))}")
+        _short(value, ("kind", "type", "dtype", "device", "grad_fn"))
+        value["values"] = self.values(value["values"])
+        if "grad" in value:
+            value["grad"] = self.values(value["grad"])
+        _real(value, ("norm", "grad_norm"))
         return value
 
     def values(self, value: Any) -> Any:
@@ -311,87 +275,89 @@ class _Reader:
                 return "<values not shown: not numbers or text>"
         return _cut(value)
 
-    def _graph(self, value: Any) -> dict[str, Any]:
-        nodes, edges = (value.get(k) if isinstance(value, dict) else None
-                        for k in ("nodes", "edges"))
-        if (isinstance(nodes, list) and len(nodes) > self.caps.nodes) or (
-                isinstance(edges, list) and len(edges) > self.caps.edges):
+    def graph(self, graph: dict[str, Any]) -> dict[str, Any]:
+        """One graph; a node given by its id alone (explorer.trace.wire) is the checked node
+        of that id in the graph before."""
+        if len(graph["nodes"]) > self.caps.nodes or len(graph["edges"]) > self.caps.edges:
+            self.before = {}
             return {"dot": None, "nodes": [], "edges": [], "note": f"The graph has more than "
                     f"{self.caps.nodes - 1:,} nodes; it is not drawn."}  # as a run says it
-        graph = _record("a graph", value, {
-            "dot": _optional(DOT), "nodes": _list(self.node, self.caps.nodes),
-            "edges": _list(self.edge, self.caps.edges), "packed": _flag, "note": SHORT},
-            {"nodes", "edges"})
+        graph["nodes"] = [self.node(node) for node in graph["nodes"]]
         if graph.get("note") or graph.get("dot") is None:
-            return graph | {"dot": None, "nodes": [], "edges": [],
-                            "note": graph.get("note") or "The graph is not drawn."}
-        ids = {node["id"] for node in graph["nodes"]}
-        graph["edges"] = [e for e in graph["edges"] if e["src"] in ids and e["dst"] in ids]
-        graph["dot"] = checked_dot(graph["dot"], graph)
+            graph |= {"dot": None, "nodes": [], "edges": [],
+                      "note": (graph.get("note") or "The graph is not drawn.")[:MAX_LINE]}
+        else:
+            ids = {node["id"] for node in graph["nodes"]}
+            graph["edges"] = [self.edge(e) for e in graph["edges"]
+                              if e["src"] in ids and e["dst"] in ids]
+            graph["dot"] = checked_dot(graph["dot"], graph)
+        self.before = {node["id"]: node for node in graph["nodes"]}
         return graph
 
-    def node(self, value: Any) -> dict[str, Any]:
-        if isinstance(value, str):
-            if value not in self.before:
-                raise _Wrong("a node, or the id of one of the graph before")
-            return self.before[value]
-        kind = value.get("kind") if isinstance(value, dict) else None
+    def node(self, node: Any) -> dict[str, Any]:
+        if isinstance(node, str):
+            if node not in self.before:
+                raise BadResult("a graph's nodes is not a node, or the id of one of the graph "
+                                "before")
+            return self.before[node]
+        kind = node["kind"]
         if kind not in NODE_KINDS:
-            raise _Wrong("a node of a kind a graph has")
-        if kind == "backward":
-            return _record("a backward node", value, {
-                "id": NODE, "kind": SHORT, "label": SHORT, "name": SHORT,
-                "saved": _mapping(SHORT, MAX_LINES), "custom": _flag, "module": SHORT},
-                {"id", "kind", "label", "name"})
-        node = _record("a tensor node", value, {
-            "id": NODE, "kind": SHORT, "label": SHORT, "names": NAMES, "shape": SHAPE,
-            "dtype": SHORT, "device": SHORT, "requires_grad": _flag, "is_leaf": _flag,
-            "grad_fn": _optional(SHORT), "version": _optional(COUNT), "custom": _flag,
-            "module": SHORT},
-            {"id", "kind", "label", "shape", "dtype", "device", "requires_grad", "is_leaf",
-             "grad_fn", "version"})
-        return node | {"colour": COLOURS[kind]}
+            raise BadResult("a graph's nodes is not a node of a kind a graph has")
+        backward = kind == "backward"
+        missing = (BACKWARD_NEEDS if backward else TENSOR_NEEDS) - node.keys()
+        if missing:
+            raise BadResult(f"a {'backward' if backward else 'tensor'} node has no "
+                            f"{', '.join(sorted(missing))}")
+        for key in node.keys() - (BACKWARD_NODE if backward else TENSOR_NODE):
+            del node[key]
+        _short(node, ("label", "name", "module", "dtype", "device", "grad_fn"))
+        if "saved" in node:
+            node["saved"] = {k: v[:MAX_LINE] for k, v in _mapping(node["saved"],
+                                                                   MAX_LINES).items()}
+        if "names" in node:
+            node["names"] = _texts(node["names"], MAX_VARIABLES)
+        if not backward:
+            node["colour"] = COLOURS[kind]
+        return node
 
     @staticmethod
-    def edge(value: Any) -> dict[str, Any]:
-        edge = _record("an edge", value, {
-            "src": NODE, "dst": NODE, "kind": SHORT, "attrs": _mapping(SHORT, 2)},
-            {"src", "dst", "kind"})
-        if edge["kind"] not in EDGE_KINDS:
-            raise BadResult("an edge's kind is not one a graph has")
-        attrs = edge.get("attrs", {})
-        return edge | {"attrs": {k: v for k, v in attrs.items() if v in EDGE_ATTRS.get(k, ())}}
+    def edge(edge: dict[str, Any]) -> dict[str, Any]:
+        attrs = islice(edge.get("attrs", {}).items(), 2)
+        edge["attrs"] = {k: v for k, v in attrs if v in EDGE_ATTRS.get(k, ())}
+        return edge
 
-    def call(self, value: Any) -> dict[str, Any]:
+    def call(self, call: dict[str, Any]) -> None:
         nodes = self.caps.nodes
-        call = _record("a backward call", value, {
-            "call": _whole(1), "kind": SHORT, "steps": _list(self.engine_step, nodes),
-            "leaf_grads": _list(self.leaf_grad, nodes), "value": _optional(_number),
-            "graph": self.graph_index, "roots": _list(SHORT, nodes), "root": _optional(SHORT),
-            "vector": _optional(self.values), "jacobian": _optional(self.values),
-            "jacobian_reason": SHORT},
-            {"call", "kind", "steps", "leaf_grads", "value", "roots", "root", "vector"})
-        return call
+        for key in ("steps", "leaf_grads", "roots"):
+            _at_most(f"a backward call's {key}", call[key], nodes)
+        self.graph_index("a backward call", call)
+        _short(call, ("kind", "root", "jacobian_reason"))
+        call["roots"] = _texts(call["roots"], nodes)
+        _real(call, ("value",))
+        for key in ("vector", "jacobian"):
+            if call.get(key) is not None:
+                call[key] = self.values(call[key])
+        for step in call["steps"]:
+            _short(step, ("node", "name"))
+            for key in ("grad_outputs", "grad_inputs"):
+                for grad in _at_most(f"a backward step's {key}", step[key], nodes):
+                    if grad is not None:
+                        self.gradient(grad)
+        for leaf in call["leaf_grads"]:
+            _short(leaf, ("node", "leaf"))
+            leaf["names"] = _texts(leaf["names"], MAX_VARIABLES)
+            if leaf["grad"] is not None:
+                self.gradient(leaf["grad"])
 
-    def engine_step(self, value: Any) -> dict[str, Any]:
-        grads = _list(_optional(self.gradient), self.caps.nodes)
-        return _record("a backward step", value, {
-            "node": SHORT, "name": SHORT, "grad_outputs": grads, "grad_inputs": grads},
-            {"node", "name", "grad_outputs", "grad_inputs"})
+    def gradient(self, grad: dict[str, Any]) -> None:
+        _short(grad, ("dtype", "device", "to"))
+        grad["values"] = self.values(grad["values"])
+        _real(grad, ("norm", "max_abs"))
 
-    def leaf_grad(self, value: Any) -> dict[str, Any]:
-        return _record("a .grad written", value, {
-            "node": SHORT, "leaf": SHORT, "names": NAMES, "after": COUNT,
-            "grad": _optional(self.gradient)}, {"node", "leaf", "names", "after", "grad"})
-
-    def gradient(self, value: Any) -> dict[str, Any]:
-        return _record("a gradient", value, {
-            "shape": SHAPE, "dtype": SHORT, "device": SHORT, "values": self.values,
-            "truncated": _flag, "norm": _number, "max_abs": _number, "to": _optional(SHORT)},
-            {"shape", "dtype", "device", "values", "truncated", "norm", "max_abs"})
-
-    def summary(self, value: Any) -> dict[str, Any]:
-        return _record("a backward call's summary", value, {
-            "call": _whole(1), "kind": SHORT, "value": _optional(_number),
-            "grad_norms": _mapping(_number, MAX_VARIABLES)},
-            {"call", "kind", "value", "grad_norms"})
+    @staticmethod
+    def summary(summary: Any) -> Any:
+        _short(summary, ("kind",))
+        _real(summary, ("value",))
+        summary["grad_norms"] = _mapping(summary["grad_norms"], MAX_VARIABLES)
+        _real(summary["grad_norms"], tuple(summary["grad_norms"]))
+        return summary

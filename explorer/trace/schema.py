@@ -1,18 +1,32 @@
-"""The Trace's public form, typed: what `Trace.to_json` writes (`python -m explorer run --json`,
-the pages' JSON download) and `python -m explorer schema` prints as a JSON Schema, with the
-format's VERSION. A test holds every Trace of the test corpus to it, key for key.
+"""The Trace, typed: what a run sends (`Answer`), what `Trace.to_json` writes (`python -m
+explorer run --json`, the pages' JSON download) and `python -m explorer schema` prints as a
+JSON Schema with the format's VERSION. A test holds every Trace of the test corpus to it.
 
-Each record is a TypedDict: the pages read the same dicts the Trace holds. What a run may
-send, and how much of it, is checked by explorer.trace.check.
+Each record is a TypedDict: msgspec decodes a run's answer straight into them, checking every
+type, bound and required key in one pass (explorer.trace.check adds what a type cannot say:
+caps from the run's Limits, references, cut text), and the pages read the same dicts.
+JSON has no NaN or infinity: a non-finite number is written as the text `nan`, `inf` or `-inf`,
+in a value as in a `Real` field, which reads back as the float.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal, NotRequired, Required, TypedDict
+from typing import Annotated, Any, Literal, NotRequired, Required, TypedDict
 
 import msgspec
 
-VERSION = 1  # of the format: a reader of saved Traces checks it
+VERSION = 2  # of the format: a reader of saved Traces checks it (2: non-finite numbers as text)
+MAX_CALLS = 64  # backward calls kept in full: a run keeps 20, and those asked for
+MAX_DIMS = 1_000  # sizes of a shape (PyTorch allows hundreds)
+
+Count = Annotated[int, msgspec.Meta(ge=0)]
+Dims = Annotated[list[Count], msgspec.Meta(max_length=MAX_DIMS)]
+NON_FINITE = "^(nan|inf|-inf)$"
+# A number; a non-finite one as text, read back as the float.
+Real = float | Annotated[str, msgspec.Meta(pattern=NON_FINITE)]
+# A node id as explorer.record.graph writes one: `n12`, `n3.self[0]`.
+NODE_ID = r"^[\w.\[\]]{1,200}$"
+NodeId = Annotated[str, msgspec.Meta(pattern=NODE_ID)]
 
 
 class Explanation(TypedDict):
@@ -27,20 +41,20 @@ class Error(TypedDict):
 
     type: str
     message: str
-    line: int | None
+    line: Count | None
     explanation: Explanation | None
 
 
 class Tensor(TypedDict, total=False):
     """What a variable and a graph's tensor node say of a tensor."""
 
-    shape: list[int]
+    shape: Dims
     dtype: str
     device: str
     requires_grad: bool
     is_leaf: bool
     grad_fn: str | None
-    version: int | None  # its _version
+    version: Count | None  # its _version
 
 
 class Variable(Tensor, total=False):
@@ -50,24 +64,24 @@ class Variable(Tensor, total=False):
     kind: Required[str]
     values: Required[Any]  # numbers, text, true/false or null in nested lists; or a text
     type: str
-    numel: int
+    numel: Count
     is_view: bool
     retains_grad: bool
-    strides: list[int]
-    data_ptr: int
-    memory: list[int]  # [first, last) address of its bytes
+    strides: Annotated[list[int], msgspec.Meta(max_length=MAX_DIMS)]
+    data_ptr: Count
+    memory: Annotated[list[Count], msgspec.Meta(min_length=2, max_length=2)]  # [first, last)
     writeable: bool
     truncated: bool  # values holds the leading block only
     grad: Any
-    norm: float
-    grad_norm: float
+    norm: Real
+    grad_norm: Real
 
 
 class Node(Tensor, total=False):
     """A node of the autograd graph: a backward node (kind `backward`) or a tensor (`leaf`,
     `saved`, `output`...), with a stable id the DOT, the layout and the replay share."""
 
-    id: Required[str]
+    id: Required[NodeId]
     kind: Required[str]
     label: Required[str]
     name: str  # a backward node's class name
@@ -79,8 +93,8 @@ class Node(Tensor, total=False):
 
 
 class Edge(TypedDict):
-    src: str
-    dst: str
+    src: NodeId
+    dst: NodeId
     kind: Literal["grad", "saved", "view"]
     attrs: NotRequired[dict[str, str]]
 
@@ -99,13 +113,13 @@ class Graph(TypedDict):
 class Gradient(TypedDict):
     """A gradient the engine passed (its leading values when `truncated`)."""
 
-    shape: list[int]
+    shape: Dims
     dtype: str
     device: str
     values: Any
     truncated: bool
-    norm: float
-    max_abs: float
+    norm: Real
+    max_abs: Real
     to: NotRequired[str | None]  # the node it went to
 
 
@@ -124,7 +138,7 @@ class LeafGrad(TypedDict):
     node: str
     leaf: str
     names: list[str]
-    after: int
+    after: Count
     grad: Gradient | None
 
 
@@ -132,15 +146,15 @@ class Call(TypedDict):
     """One call of backward() or autograd.grad, recorded in full: the engine's steps in the
     order it ran them."""
 
-    call: int
+    call: Annotated[int, msgspec.Meta(ge=1)]
     kind: str
     steps: list[EngineStep]
     leaf_grads: list[LeafGrad]
-    value: float | None  # the root's value, when a scalar
+    value: Real | None  # the root's value, when a scalar
     roots: list[str]
     root: str | None
     vector: Any  # v of y.backward(v), when small
-    graph: NotRequired[int]  # index into graphs
+    graph: NotRequired[Count]  # index into graphs
     jacobian: NotRequired[Any]
     jacobian_reason: NotRequired[str]
 
@@ -148,20 +162,20 @@ class Call(TypedDict):
 class Summary(TypedDict):
     """Every backward call, in short: the loss and each leaf's gradient norm."""
 
-    call: int
+    call: Annotated[int, msgspec.Meta(ge=1)]
     kind: str
-    value: float | None
-    grad_norms: dict[str, float]
+    value: Real | None
+    grad_norms: dict[str, Real]
 
 
 class Step(TypedDict):
     """The program's state after one top-level statement."""
 
-    line: int
-    end_line: int
+    line: Count
+    end_line: Count
     output: str
     variables: dict[str, Variable]
-    graph: int | None  # index into graphs
+    graph: Count | None  # index into graphs
 
 
 class Trace(TypedDict):
@@ -175,15 +189,70 @@ class Trace(TypedDict):
     steps: list[Step]
     graphs: list[Graph]  # distinct; steps and calls refer to them by index
     graph: Graph | None  # the last step's, repeated for a reader
-    backward: list[Call]
+    backward: Annotated[list[Call], msgspec.Meta(max_length=MAX_CALLS)]
     losses: list[Summary]
     warnings: list[str]
     notes: list[str]  # what the explorer changed or capped
     device: str
-    threads: int
-    elapsed_ms: float
+    threads: Count
+    elapsed_ms: Real
     repeatable: bool
     reused: bool
+
+
+class SentError(TypedDict):
+    """The error as a run sends it: its explanation is made by the server."""
+
+    type: str
+    message: str
+    line: NotRequired[Count | None]
+
+
+class SentGraph(TypedDict):
+    """A graph as a run sends it: a node the graph before holds unchanged goes as its id."""
+
+    dot: NotRequired[str | None]
+    nodes: list[Node | NodeId]
+    edges: list[Edge]
+    packed: NotRequired[bool]
+    note: NotRequired[str]
+
+
+class SentStep(TypedDict):
+    """A step as a run sends it: a variable the step before describes alike goes as null."""
+
+    line: Count
+    end_line: Count
+    output: str
+    variables: dict[str, Variable | None]
+    graph: NotRequired[Count | None]
+
+
+class Answer(TypedDict, total=False):
+    """What a run sends back (explorer.trace.wire), or a saved Trace: only `ok` is required,
+    and keys it does not name are dropped."""
+
+    version: int  # a saved Trace's
+    ok: Required[bool]
+    error: SentError | None
+    stdout: str
+    variables: dict[str, Variable | None]  # the end's; null: as the last step describes it
+    steps: list[SentStep]
+    graphs: list[SentGraph]
+    backward: Annotated[list[Call], msgspec.Meta(max_length=MAX_CALLS)]
+    losses: list[Summary]
+    warnings: list[str]
+    notes: list[str]
+    device: str
+    threads: Count
+    elapsed_ms: Real
+    repeatable: bool
+
+
+class Progress(TypedDict):
+    """A progress update: a backward call's summary, sent while the program runs."""
+
+    progress: Summary
 
 
 def json_schema() -> dict[str, Any]:

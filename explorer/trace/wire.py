@@ -1,10 +1,12 @@
-"""The wire between the server and a worker: length-prefixed JSON messages, never pickle."""
+"""The wire between the server and a worker: length-prefixed JSON messages, never pickle. A
+run's answer is written by msgspec (explorer.trace.check reads it into the Trace's types)."""
 
 from __future__ import annotations
 
 import dataclasses
 import gc
 import json
+import math
 import os
 import re
 import socket
@@ -13,9 +15,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
 from explorer.safety.limits import Limits
 from explorer.safety.places import HOLDERS, PYTHON
-from explorer.trace.check import PLAIN
+from explorer.trace.check import MAX_CONTAINERS, PLAIN
 
 if TYPE_CHECKING:
     from explorer.trace import Trace
@@ -30,14 +34,12 @@ MAX_PROGRESS_BYTES = 64 << 10
 MAX_RESULT_BYTES = 16 << 20
 # Where Python, the libraries and the app are installed, longest first: a run's output names
 # none of them (a module's repr, a traceback's file names).
-INSTALLED = sorted({os.path.join(p, "") for p in PYTHON | HOLDERS}, key=len, reverse=True)
+INSTALLED = sorted({os.path.join(p, "").encode() for p in PYTHON | HOLDERS}, key=len,
+                   reverse=True)
 LONE = re.compile("[\ud800-\udfff]")  # a UTF-16 surrogate on its own: not text
 SURROGATE = re.compile(rb"\\[uU][dD][89a-fA-F]")  # a JSON escape of one: what makes a LONE
 REPLACEMENT = "\ufffd"
 MAX_DEPTH = 100  # lists and objects inside one another: a Trace needs ~70 (64-d values)
-# Lists and objects in one message: each costs the server about 1 µs and 150 bytes to decode.
-# A 500-iteration training run sends under 10,000; 16 MiB of `{},` would be 5.6 million.
-MAX_CONTAINERS = 1_000_000
 
 
 def send(sock: socket.socket, payload: bytes, progress: bool = False) -> None:
@@ -111,30 +113,66 @@ def trace_message(trace: Trace) -> bytes:
     return message(parts(trace))
 
 
-def parts(trace: Trace, fields: frozenset[str] | None = None) -> dict[str, str]:
-    """The answer's fields (all, or those named) as the JSON text that crosses the wire. A
-    value the snapshot left as an object (a function in an object array...) goes as its
-    type's name: the answer never fails on what a program made, and no program code (a
-    Module's `extra_repr`) runs to make it."""
+def parts(trace: Trace, fields: frozenset[str] | None = None) -> dict[str, bytes]:
+    """The answer's fields (all, or those named) as the JSON that crosses the wire."""
     answer = trace.to_dict()
     del answer["graph"], answer["version"]  # for readers of a saved Trace
     answer["graphs"] = _shared(answer["graphs"])
     _changed(answer)
-    return {name: json.dumps(value, ensure_ascii=False,
-                             default=lambda value: f"<{type(value).__name__}>")
+    return {name: encode(value if name == "graphs" else finite(value))  # graphs: whole numbers
             for name, value in answer.items() if fields is None or name in fields}
 
 
-def message(fields: dict[str, str]) -> bytes:
-    """The answer made of its `fields`' JSON text; a lone surrogate (`chr(0xd800)`) goes as
-    U+FFFD, and no path of the server's (`print(torch)`, anomaly tracebacks) is named."""
-    text = "{" + ", ".join(f"{json.dumps(name)}: {value}" for name, value in fields.items()) + "}"
+def message(fields: dict[str, bytes]) -> bytes:
+    """The answer made of its `fields`' JSON, naming no path of the server's (`print(torch)`,
+    anomaly tracebacks)."""
+    payload = b"{" + b", ".join(b'"%s": %s' % (name.encode(), value)
+                                for name, value in fields.items()) + b"}"
     for place in INSTALLED:
-        text = text.replace(place, "…")
+        payload = payload.replace(place, "…".encode())
+    return payload
+
+
+def encode(value: Any) -> bytes:
+    """`value` (`finite`: JSON has no NaN) as JSON: a value the snapshot left as an object (a
+    function in an object array...) as its type's name, so that nothing a program made fails
+    the answer and no program code (a Module's `extra_repr`) runs to make it; a lone surrogate
+    (`chr(0xd800)`) as U+FFFD."""
     try:
-        return text.encode()
+        return _ENCODER.encode(value)
     except UnicodeEncodeError:  # only a lone surrogate fails: the rare answer that holds one
+        text = json.dumps(value, ensure_ascii=False, default=_stand_in)
         return LONE.sub(REPLACEMENT, text).encode()
+
+
+def _stand_in(value: Any) -> Any:
+    """What an object JSON has no form for goes as: a subclass of text or a number as its
+    value, anything else as its type's name."""
+    for plain in (str, int, float):
+        if isinstance(value, plain):
+            return plain(value)
+    return f"<{type(value).__name__}>"
+
+
+_ENCODER = msgspec.json.Encoder(enc_hook=_stand_in)
+
+
+def finite(value: Any) -> Any:
+    """`value` with every non-finite float in it as its text (`nan`, `inf`, `-inf`), as the
+    snapshot writes one; copied only where one is."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else str(float(value))
+    if isinstance(value, list):
+        if PLAIN.issuperset(map(type, value)) and all(  # numbers only (most of a Trace)
+                math.isfinite(v) for v in value if type(v) is float):
+            return value
+        new = [finite(v) for v in value]
+        return value if all(a is b for a, b in zip(new, value, strict=True)) else new
+    if isinstance(value, dict):
+        changed = {k: new for k, v in value.items()
+                   if isinstance(v, float | list | dict) and (new := finite(v)) is not v}
+        return value | changed if changed else value
+    return value
 
 
 @contextmanager

@@ -32,13 +32,15 @@ import time
 from collections import defaultdict
 from typing import Any
 
+from explorer.trace.check import EDGES_PER_NODE
 from explorer.trace.graph_view import CONTROLS
 
 LAYOUT_TIMEOUT_S = 30.0
 MAX_STATEMENTS = 12_000  # nodes + edges graphviz is asked to lay out (~2 s at 1,500 nodes)
 # Edges tangled among few nodes cost `dot` far more than many nodes do: 500 edges among 65
-# nodes took 10 s, 860 among 85 more than 40 s. torchviz's graphs have one or two per node.
-EDGES_PER_NODE, SPARE_EDGES = 4, 200
+# nodes took 10 s, 860 among 85 more than 40 s. torchviz's graphs have one or two per node:
+# `dot` gets at most EDGES_PER_NODE (what a run's graph may have) per node, and these spare.
+SPARE_EDGES = 200
 # Network simplex (ranking, then placing) stops after this many passes per node: graphs that
 # need more are the tangled ones, and a good-enough layout soon beats the best one late.
 NETWORK_SIMPLEX = ("-Gnslimit=2", "-Gnslimit1=2")
