@@ -43,7 +43,9 @@ def limiter(monkeypatch: pytest.MonkeyPatch) -> RateLimiter:
 
 @pytest.fixture
 def runs(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The programs the app's worker pool is asked to run from now on."""
+    """The programs the app's worker pool is asked to run from now on for a visitor: the
+    server's own question, once per process, of how many GPUs it has is asked first."""
+    common.cuda_devices()
     pool, asked = common.pool(), []
     run = pool.run
 
