@@ -49,7 +49,8 @@ CHAR, LINE, GAP = 0.6 * FONT, 1.2 * FONT, 1.5  # a character's width, a line's h
 GAP_PT = 2  # points between a number and the edge it is about
 SHORT = 12  # characters of a vector written short (its shape and norm, mostly)
 NARROW = 320  # pixels: the narrowest the plot is drawn (a phone's width, less the margins)
-MARGIN = 44  # pixels of the figure's height above and below the plot (see _layout)
+TOP = 58  # pixels above the plot: a row for plotly's tools (shown on a touch), the caption
+MARGIN = TOP + 10  # pixels of the figure's height above and below the plot (see _layout)
 MARGIN_ROWS = 60  # rows above and below its own where a number may stand in the margin
 _SKIP = {"hoverinfo": "skip", "showlegend": False}
 _LINES = {"mode": "lines", "opacity": 0.8, **_SKIP}
@@ -636,7 +637,7 @@ def _layout(layout: dict[str, Any], bounds: Box, svg: str, names: list[str], hei
     image = "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode()
     pad = PAD
     still = dict(
-        height=height, margin={"l": 10, "r": 10, "t": 34, "b": 10}, plot_bgcolor="white",
+        height=height, margin={"l": 10, "r": 10, "t": TOP, "b": MARGIN - TOP}, plot_bgcolor="white",
         meta={"left_off": left},
         xaxis={"visible": False, "range": [bounds[0], bounds[2]]},
         yaxis={"visible": False, "range": [bounds[1], bounds[3]], "scaleanchor": "x"},
