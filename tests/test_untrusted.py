@@ -37,6 +37,8 @@ from explorer.trace.wire import (
     TooLarge,
     body,
     decode,
+    encode,
+    finite,
     header,
     trace_message,
     uncollected,
@@ -266,6 +268,30 @@ def test_what_is_the_same_is_judged_without_running_the_programs_code() -> None:
     assert [sorted(n for n, v in s["variables"].items() if v is not None)
             for s in sent["steps"]] == [["A"], ["a"], ["a"], [], ["b"]]  # new A()s: as before
     assert trace.variables["a"]["values"] == ["<A>", "<A>"]
+
+
+def test_an_answer_is_written_without_running_a_subclass_s_own_methods() -> None:
+    ran = []
+
+    class Text(str):
+        def __str__(self) -> str:
+            ran.append("__str__")
+            return "told"
+
+    class Number(float):
+        def __float__(self) -> float:
+            ran.append("__float__")
+            return 0.0
+
+        def __gt__(self, other: object) -> bool:
+            ran.append("__gt__")
+            return True
+
+    written = encode(finite({"names": [Text("x")], "values": [Number(1.5), Number("-inf")],
+                             Text("key"): Number("nan"), "other": object()}))
+    assert json.loads(written) == {"names": ["x"], "values": [1.5, "-inf"], "key": "nan",
+                                   "other": "<object>"}
+    assert ran == []
 
 
 def test_the_runs_dot_is_never_taken_as_it_is() -> None:

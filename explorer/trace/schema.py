@@ -249,12 +249,6 @@ class Answer(TypedDict, total=False):
     repeatable: bool
 
 
-class Progress(TypedDict):
-    """A progress update: a backward call's summary, sent while the program runs."""
-
-    progress: Summary
-
-
 def json_schema() -> dict[str, Any]:
     """The JSON Schema of a Trace's public form, with the format's version."""
     schema = msgspec.json.schema(Trace)

@@ -147,21 +147,25 @@ def encode(value: Any) -> bytes:
 
 def _stand_in(value: Any) -> Any:
     """What an object JSON has no form for goes as: a subclass of text or a number as its
-    value, anything else as its type's name."""
-    for plain in (str, int, float):
-        if isinstance(value, plain):
-            return plain(value)
+    value (read by the base type's own method: none of the program's runs), anything else as
+    its type's name."""
+    for kind, base in BASES.items():
+        if issubclass(type(value), kind):
+            return base(value)
     return f"<{type(value).__name__}>"
 
 
+BASES = {str: str.__str__, int: int.__int__, float: float.__float__}
 _ENCODER = msgspec.json.Encoder(enc_hook=_stand_in)
 
 
 def finite(value: Any) -> Any:
     """`value` with every non-finite float in it as its text (`nan`, `inf`, `-inf`), as the
     snapshot writes one; copied only where one is."""
-    if isinstance(value, float):
-        return value if math.isfinite(value) else str(float(value))
+    if issubclass(type(value), float):  # read by math's own functions: none of a program's
+        if math.isfinite(value):
+            return value
+        return "nan" if math.isnan(value) else "inf" if math.copysign(1, value) > 0 else "-inf"
     if isinstance(value, list):
         if PLAIN.issuperset(map(type, value)) and all(  # numbers only (most of a Trace)
                 math.isfinite(v) for v in value if type(v) is float):
