@@ -2,7 +2,7 @@
 
     import explorer
     trace = explorer.run("x = torch.ones(2, requires_grad=True)\\n(x * 3).sum().backward()")
-    trace.variables["x"]["grad"]        # [3.0, 3.0]
+    trace.variables["x"].grad           # [3.0, 3.0]
     explorer.show(code)                 # in Jupyter: output, graph and backward animation
 
 A Trace (`explorer.Trace`) is what one run produced; `Trace.from_json` reads one back.

@@ -162,16 +162,16 @@ def summary(name: str, trace: Trace) -> str:
     if trace.stdout:
         lines.append(trace.stdout.rstrip("\n"))
     for var, info in trace.variables.items():
-        if info["kind"] == "tensor":
-            lines.append(f"  {var}: tensor{info['shape']} {info['dtype']} {info['device']} "
-                         f"requires_grad={info['requires_grad']} grad_fn={info['grad_fn']}")
+        if info.kind == "tensor":
+            lines.append(f"  {var}: tensor{info.shape} {info.dtype} {info.device} "
+                         f"requires_grad={info.requires_grad} grad_fn={info.grad_fn}")
         else:
-            lines.append(f"  {var}: {info['kind']} {info.get('values')!r:.60}")
+            lines.append(f"  {var}: {info.kind} {info.values!r:.60}")
     if trace.error:
         error = trace.error
-        lines.append(f"error on line {error['line']}: {error['type']}: {error['message']}")
-        if error["explanation"]:
-            lines.append(f"  {error['explanation']['en']}")
+        lines.append(f"error on line {error.line}: {error.type}: {error.message}")
+        if error.explanation:
+            lines.append(f"  {error.explanation.en}")
     lines.extend(f"note: {note}" for note in trace.notes)
     return "\n".join(lines)
 

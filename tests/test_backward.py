@@ -23,33 +23,33 @@ MY_RELU = MY_RELU.replace("input, = ctx.saved_tensors",
 
 
 def _values(grad: dict) -> np.ndarray:
-    return np.array(grad["values"], dtype=float)
+    return np.array(grad.values, dtype=float)
 
 
 def test_the_seed_pass_in_engine_order_with_the_engines_values() -> None:
     trace = execute(SEED)
     (call,) = trace.backward
-    steps = call["steps"]
-    assert [s["name"] for s in steps] == ["MeanBackward0", "MulBackward0", "MulBackward0",
+    steps = call.steps
+    assert [s.name for s in steps] == ["MeanBackward0", "MulBackward0", "MulBackward0",
                                           "AddBackward0", "AccumulateGrad"]
-    received = [float(_values(s["grad_outputs"][0]).flat[0]) for s in steps]
+    received = [float(_values(s.grad_outputs[0]).flat[0]) for s in steps]
     assert received == [1.0, 0.25, 0.75, 4.5, 4.5]
-    into_add = [g for g in steps[2]["grad_inputs"] if g and g["to"] == steps[3]["node"]]
+    into_add = [g for g in steps[2].grad_inputs if g and g.to == steps[3].node]
     assert [float(_values(g).flat[0]) for g in into_add] == [2.25, 2.25]  # summed to 4.5
-    (written,) = call["leaf_grads"]
-    assert np.all(_values(written["grad"]) == 4.5) and written["after"] == 5
-    graph_ids = {n["id"] for n in trace.graphs[call["graph"]]["nodes"]}
-    assert {s["node"] for s in steps} <= graph_ids and call["root"] in graph_ids
+    (written,) = call.leaf_grads
+    assert np.all(_values(written.grad) == 4.5) and written.after == 5
+    graph_ids = {n.id for n in trace.graphs[call.graph].nodes}
+    assert {s.node for s in steps} <= graph_ids and call.root in graph_ids
 
 
 def test_the_vector_jacobian_product_equals_the_leaf_gradient() -> None:
     code = ("x = torch.randn(3, requires_grad=True)\ny = x * 2\nwhile y.data.norm() < 1000:\n"
             "    y = y * 2\nv = torch.tensor([0.1, 1.0, 0.0001])\ny.backward(v)\n")
     trace = execute(code)
-    v = np.array(trace.backward[0]["vector"])
+    v = np.array(trace.backward[0].vector)
     np.testing.assert_allclose(v, [0.1, 1.0, 0.0001], rtol=1e-6)
-    recorded = _values(trace.backward[0]["leaf_grads"][0]["grad"])
-    np.testing.assert_allclose(recorded, trace.variables["x"]["grad"])
+    recorded = _values(trace.backward[0].leaf_grads[0].grad)
+    np.testing.assert_allclose(recorded, trace.variables["x"].grad)
     assert len(trace.backward) == 1  # no extra backward pass was run to build J
     torch.manual_seed(0)  # the same program in plain PyTorch, for an independent Jacobian
     x = torch.randn(3)
@@ -66,8 +66,8 @@ def test_the_vector_jacobian_product_equals_the_leaf_gradient() -> None:
 
 def test_a_vector_without_gradient_is_refused_and_nothing_runs() -> None:
     trace = execute("x = torch.ones(3, requires_grad=True)\ny = x * 2\ny.backward()\n")
-    assert "grad can be implicitly created only for scalar outputs" in trace.error["message"]
-    assert trace.backward[0]["steps"] == [] and trace.backward[0]["leaf_grads"] == []
+    assert "grad can be implicitly created only for scalar outputs" in trace.error.message
+    assert trace.backward[0].steps == [] and trace.backward[0].leaf_grads == []
 
 
 def test_gradients_accumulate_across_calls_until_zeroed() -> None:
@@ -75,22 +75,22 @@ def test_gradients_accumulate_across_calls_until_zeroed() -> None:
                         "out.backward(retain_graph=True)\nx.grad.zero_()\nout.backward()")
     trace = execute(code)
     assert trace.ok, trace.error
-    written = [float(_values(c["leaf_grads"][0]["grad"]).flat[0]) for c in trace.backward]
+    written = [float(_values(c.leaf_grads[0].grad).flat[0]) for c in trace.backward]
     assert written == [4.5, 9.0, 4.5]
 
 
 def test_backward_twice_without_retain_graph_fails_with_an_explanation() -> None:
     trace = execute(SEED + "out.backward()\n")
-    assert trace.error["line"] == 6
-    assert "retain_graph" in trace.error["explanation"]["en"]
-    assert len(trace.backward) == 2 and len(trace.backward[0]["steps"]) == 5
+    assert trace.error.line == 6
+    assert "retain_graph" in trace.error.explanation.en
+    assert len(trace.backward) == 2 and len(trace.backward[0].steps) == 5
 
 
 def test_non_leaf_grad_is_none_unless_retained() -> None:
     trace = execute(SEED)
-    assert trace.variables["y"]["grad"] is None and trace.variables["x"]["grad"] is not None
+    assert trace.variables["y"].grad is None and trace.variables["x"].grad is not None
     kept = execute(SEED.replace("out = z.mean()", "y.retain_grad()\nout = z.mean()"))
-    assert np.all(np.array(kept.variables["y"]["grad"]) == 4.5)
+    assert np.all(np.array(kept.variables["y"].grad) == 4.5)
 
 
 def test_a_custom_function_runs_its_own_backward_in_the_pass() -> None:
@@ -98,9 +98,9 @@ def test_a_custom_function_runs_its_own_backward_in_the_pass() -> None:
                       "s = (MyReLU.apply(x) * 3).sum()\ns.backward()\n")
     trace = execute(code)
     assert trace.stdout == "my backward ran\n"
-    names = [s["name"] for s in trace.backward[0]["steps"]]
+    names = [s.name for s in trace.backward[0].steps]
     assert "MyReLUBackward" in names
-    assert trace.variables["x"]["grad"] == [0.0, 3.0]
+    assert trace.variables["x"].grad == [0.0, 3.0]
     assert "you wrote" in rule("MyReLUBackward", custom=True)
 
 
@@ -109,36 +109,36 @@ def test_autograd_grad_is_recorded_and_library_internals_are_not() -> None:
             "g, = torch.autograd.grad(y, x)\n"
             "j = torch.autograd.functional.jacobian(lambda t: t * 2, torch.ones(3))\n")
     trace = execute(code)
-    assert [c["kind"] for c in trace.backward] == ["grad"]
-    assert trace.variables["g"]["values"] == [3.0, 3.0]
-    assert trace.backward[0]["leaf_grads"] == []  # grad() returns, it writes no .grad
+    assert [c.kind for c in trace.backward] == ["grad"]
+    assert trace.variables["g"].values == [3.0, 3.0]
+    assert trace.backward[0].leaf_grads == []  # grad() returns, it writes no .grad
 
 
 def test_a_long_training_loop_records_its_first_calls_then_ever_further_apart() -> None:
     code = ("w = torch.ones(3, requires_grad=True)\nfor i in range(50):\n"
             "    loss = (w * i).sum()\n    loss.backward()\n")
     trace = execute(code)
-    assert [c["call"] for c in trace.backward] == [*range(1, 11), 20, 40]
+    assert [c.call for c in trace.backward] == [*range(1, 11), 20, 40]
     assert any("50 times" in note for note in trace.notes)
     # every call is summarised, those not recorded in full too: after call k, each of w.grad's
     # three elements is 0 + 1 + … + (k - 1)
-    assert [s["value"] for s in trace.losses] == [3.0 * i for i in range(50)]
-    assert [s["grad_norms"]["w"] for s in trace.losses] == pytest.approx(
+    assert [s.value for s in trace.losses] == [3.0 * i for i in range(50)]
+    assert [s.grad_norms["w"] for s in trace.losses] == pytest.approx(
         [3 ** 0.5 * k * (k - 1) / 2 for k in range(1, 51)])
-    full = {c["call"]: c["leaf_grads"][0]["grad"]["norm"] for c in trace.backward}
-    assert all(full[k] == trace.losses[k - 1]["grad_norms"]["w"] for k in full)
+    full = {c.call: c.leaf_grads[0].grad.norm for c in trace.backward}
+    assert all(full[k] == trace.losses[k - 1].grad_norms["w"] for k in full)
 
 
 def test_a_call_asked_for_is_recorded_in_full() -> None:
     code = ("w = torch.ones(2, requires_grad=True)\nfor i in range(1000):\n"
             "    w.grad = None\n    (w * 2).sum().backward()\n")
     trace = execute(code, keep=(999,))
-    assert [c["call"] for c in trace.backward] == [*range(1, 11), 20, 40, 80, 160, 320, 640,
+    assert [c.call for c in trace.backward] == [*range(1, 11), 20, 40, 80, 160, 320, 640,
                                                    999]
     called = trace.backward[-1]
-    assert [s["name"] for s in called["steps"]] == ["SumBackward0", "MulBackward0",
+    assert [s.name for s in called.steps] == ["SumBackward0", "MulBackward0",
                                                     "AccumulateGrad"]
-    assert called["leaf_grads"][0]["grad"]["values"] == [2.0, 2.0]
+    assert called.leaf_grads[0].grad.values == [2.0, 2.0]
     assert len(trace.losses) == 1000
 
 
@@ -151,8 +151,8 @@ def test_a_gradient_norm_holds_where_single_precision_squares_would_not(scale: f
     trace = execute(code)
     assert trace.ok, trace.error
     expected = pytest.approx([2 * scale] * 12, rel=1e-6, abs=0)
-    assert [s["grad_norms"]["w"] for s in trace.losses] == expected
-    biggest = trace.backward[0]["leaf_grads"][0]["grad"]["max_abs"]
+    assert [s.grad_norms["w"] for s in trace.losses] == expected
+    biggest = trace.backward[0].leaf_grads[0].grad.max_abs
     assert biggest == pytest.approx(scale, rel=1e-6, abs=0)
 
 
@@ -168,7 +168,7 @@ def test_every_rule_names_the_ops_the_lessons_use() -> None:
 
 def _figure(trace: dict, at: int | None = None) -> tuple:
     call = trace.backward[0]
-    shown = view(trace.graphs[call["graph"]], call["roots"], show_saved=False,
+    shown = view(trace.graphs[call.graph], call.roots, show_saved=False,
                  show_attrs=False)
     return call, figure(call, positions(shown.dot), svg(shown.dot), shown.groups, at=at)
 
@@ -186,10 +186,10 @@ def assert_plotly_checks(chart: go.Figure) -> None:
 def test_the_figures_are_what_plotly_checked_would_make(code: str) -> None:
     trace = execute(code)
     call = trace.backward[-1]
-    shown = view(trace.graphs[call["graph"]], call["roots"], show_saved=False,
+    shown = view(trace.graphs[call.graph], call.roots, show_saved=False,
                  show_attrs=False)
     layout, picture = positions(shown.dot), svg(shown.dot)
-    for at in (None, 0, len(call["steps"]) - 1):
+    for at in (None, 0, len(call.steps) - 1):
         for animated in (True, False):
             assert_plotly_checks(figure(call, layout, picture, shown.groups, at=at,
                                         animated=animated))
@@ -199,15 +199,15 @@ def test_the_figures_are_what_plotly_checked_would_make(code: str) -> None:
 def test_the_animation_highlights_each_node_as_the_engine_runs_it() -> None:
     trace = execute(SEED)
     call, fig = _figure(trace)
-    layout = positions(view(trace.graphs[call["graph"]], call["roots"], show_saved=False,
+    layout = positions(view(trace.graphs[call.graph], call.roots, show_saved=False,
                             show_attrs=False).dot)
     assert len(fig.frames) == 5
-    for frame, step in zip(fig.frames, call["steps"], strict=True):
+    for frame, step in zip(fig.frames, call.steps, strict=True):
         outline = frame.data[1]
-        x, y, _, _ = layout["nodes"][step["node"]]
+        x, y, _, _ = layout["nodes"][step.node]
         xs = [v for v in outline.x if v is not None]
-        assert min(xs) < x < max(xs), step["name"]
-        assert step["name"] in frame.data[-1].text[0]
+        assert min(xs) < x < max(xs), step.name
+        assert step.name in frame.data[-1].text[0]
     assert len(fig.frames[-1].data[2].x) == 1  # the gold star on x
     _, at_two = _figure(trace, at=1)
     assert at_two.layout.sliders[0].active == 1 and "MulBackward0" in at_two.data[CAPTION].text[0]
@@ -224,15 +224,15 @@ def test_the_engines_numbers_are_written_where_and_when_it_made_them() -> None:
     trace = execute(SEED)
     call, fig = _figure(trace)
     said: list[str] = []
-    for frame, step in zip(fig.frames, call["steps"], strict=True):
+    for frame, step in zip(fig.frames, call.steps, strict=True):
         new = _numbers(frame)[len(said):]
-        sent = [compact(g["values"]) for g in step["grad_inputs"] if g and g.get("to")]
-        assert new and set(sent) <= set(new), (step["name"], new)
+        sent = [compact(g.values) for g in step.grad_inputs if g and g.to]
+        assert new and set(sent) <= set(new), (step.name, new)
         said += new
     # d out/dz = 1/4, times 3, times 2y = 6, summed over y's two uses, then x.grad.
     assert said == ["1.", "0.2500", "0.7500", "2.2500", "2.2500", "4.5000",
                     "2.2500 + 2.2500 = 4.5000", "4.5000", ".grad = 4.5000"]
-    assert said[-1] == f".grad = {compact(trace.variables['x']['grad'])}"
+    assert said[-1] == f".grad = {compact(trace.variables['x'].grad)}"
     # Every number has its place from the first frame on (plotly animated without a redraw
     # puts new text in a corner); empty until it is said.
     places = {(tuple(f.data[f.traces.index(NUMBERS)].x), tuple(f.data[f.traces.index(NUMBERS)].y))
@@ -243,7 +243,7 @@ def test_the_engines_numbers_are_written_where_and_when_it_made_them() -> None:
 def test_numbers_can_be_left_off_and_are_by_default_on_big_graphs() -> None:
     trace = execute(SEED)
     call = trace.backward[0]
-    shown = view(trace.graphs[call["graph"]], call["roots"], show_saved=False,
+    shown = view(trace.graphs[call.graph], call.roots, show_saved=False,
                  show_attrs=False)
     quiet = figure(call, positions(shown.dot), svg(shown.dot), shown.groups, numbers=False)
     assert _numbers(quiet.frames[0]) == [] and all(
@@ -280,7 +280,7 @@ def test_a_1000_node_pass_is_batched_into_a_small_figure() -> None:
             "    y = y * 1.001\nout = y.sum()\nout.backward()\n")
     trace = execute(code)
     call, fig = _figure(trace)
-    assert len(call["steps"]) == 1002  # SumBackward0, 1000 × MulBackward0, AccumulateGrad
+    assert len(call.steps) == 1002  # SumBackward0, 1000 × MulBackward0, AccumulateGrad
     assert len(fig.frames) == len(frames_of(1002)) <= MAX_FRAMES
     size = len(json.dumps(fig.to_plotly_json(), default=str))
     assert size < 3_000_000, size
@@ -289,5 +289,5 @@ def test_a_1000_node_pass_is_batched_into_a_small_figure() -> None:
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
 def test_each_step_says_it_ran_on_cuda() -> None:
     trace = execute(SEED, device="cuda")
-    assert {g["device"] for s in trace.backward[0]["steps"] for g in s["grad_outputs"] if g} == {
+    assert {g.device for s in trace.backward[0].steps for g in s.grad_outputs if g} == {
         "cuda:0"}

@@ -58,7 +58,7 @@ def test_the_app_agrees_with_plain_pytorch(key: str,
                                            runs: dict[str, tuple[PlainRun, Trace]]) -> None:
     plain, trace = runs[key]
     assert plain.returncode == 0 and plain.result is not None, plain.stderr
-    if trace.error and trace.error["type"] == "Refused" and key in REFUSED:
+    if trace.error and trace.error.type == "Refused" and key in REFUSED:
         pytest.skip(f"refused by the sandbox for now: {REFUSED[key]}")
     assert trace.threads == default_pool().threads
     assert without_addresses(trace.stdout) == without_addresses(plain.stdout)
@@ -67,7 +67,7 @@ def test_the_app_agrees_with_plain_pytorch(key: str,
         assert trace.ok, trace.error
     else:
         assert trace.error is not None, result
-        assert (trace.error["type"], trace.error["message"], trace.error["line"]) == (
+        assert (trace.error.type, trace.error.message, trace.error.line) == (
             result["type"], result["message"], result["line"])
     for name, expected in result["variables"].items():
         assert name in trace.variables, name
@@ -86,31 +86,31 @@ def test_every_trace_is_the_typed_public_form(runs: dict[str, tuple[PlainRun, Tr
 def _same(got: dict[str, Any], expected: dict[str, Any], name: str) -> None:
     """One variable: its values and, for a tensor, its `.grad`."""
     if expected["kind"] == "str":
-        assert expected["values"].startswith(got["values"]), name
+        assert expected["values"].startswith(got.values), name
         return
-    _same_values(got["values"], expected["values"], name)
+    _same_values(got.values, expected["values"], name)
     if expected["kind"] == "tensor":
-        assert (got["grad"] is None) == (expected["grad"] is None), f"{name}.grad"
+        assert (got.grad is None) == (expected["grad"] is None), f"{name}.grad"
         if expected["grad"] is not None:
-            _same_values(got["grad"], expected["grad"], f"{name}.grad")
+            _same_values(got.grad, expected["grad"], f"{name}.grad")
 
 
 def _same_gradients(trace: Trace, calls: list[dict[str, Any]]) -> None:
     """Each recorded backward call's leaf gradients against plain PyTorch's `.grad` after the
     same call (calls counted among the program's backward calls, recorded in full or not)."""
-    numbers = [s["call"] for s in trace.losses if s["kind"] == "backward"]
+    numbers = [s.call for s in trace.losses if s.kind == "backward"]
     assert len(numbers) == len(calls)
     nth = {number: i for i, number in enumerate(numbers)}
     for call in trace.backward:
-        if call["kind"] != "backward":
+        if call.kind != "backward":
             continue
-        expected = calls[nth[call["call"]]]
-        for leaf in call["leaf_grads"]:
-            for name in leaf["names"]:
-                where = f"{name}.grad after backward call {call['call']}"
-                assert (leaf["grad"] is None) == (expected[name] is None), where
-                if leaf["grad"] is not None:
-                    _same_values(leaf["grad"]["values"], expected[name], where)
+        expected = calls[nth[call.call]]
+        for leaf in call.leaf_grads:
+            for name in leaf.names:
+                where = f"{name}.grad after backward call {call.call}"
+                assert (leaf.grad is None) == (expected[name] is None), where
+                if leaf.grad is not None:
+                    _same_values(leaf.grad.values, expected[name], where)
 
 
 def _same_values(got: Any, expected: list[float] | None, where: str) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import math
 import re
+from typing import Any
 
 import pytest
 import torch
@@ -12,6 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 from explorer.content.i18n import text
 from explorer.pool.worker import WorkerPool
+from explorer.trace.schema import Variable
 from explorer.ui.custom import CHECKED
 from explorer.views.custom import (
     ATOL,
@@ -44,9 +46,9 @@ class Mul(torch.autograd.Function):
 """
 
 
-def matrix(values: list[list[float]]) -> dict[str, object]:
+def matrix(values: list[list[Any]]) -> Variable:
     """A recorded tensor's variable, as the snapshot describes one (values only)."""
-    return {"kind": "tensor", "values": values}
+    return Variable(kind="tensor", values=values)
 
 
 def test_gradchecks_rule_marks_what_torch_allclose_would_not_accept() -> None:
@@ -60,8 +62,9 @@ def test_gradchecks_rule_marks_what_torch_allclose_would_not_accept() -> None:
 
 
 def test_the_jacobians_are_read_back_with_the_differing_entries_marked() -> None:
-    variables = {"F_outputs": {"values": 2}, "F_says": {"values": "Jacobian mismatch for output"
-                                                                   " 0 with respect to input 0,"},
+    variables = {"F_outputs": Variable(kind="number", values=2),
+                 "F_says": Variable(kind="str", values="Jacobian mismatch for output 0 with "
+                                                      "respect to input 0,"),
                  "F_analytical_0": matrix([[1.0, 0.0], [0.0, 1.0]]),
                  "F_numerical_0": matrix([[1.0, 0.0], [0.0, "nan"]])}
     outputs, (jacobian,) = jacobians(variables, "F")

@@ -21,6 +21,7 @@ from explorer.content.examples import by_key
 from explorer.pool.worker import WorkerPool
 from explorer.safety.limits import Limits
 from explorer.trace import Trace
+from explorer.trace.schema import Variable
 from explorer.views import devices
 from tests.conftest import ROOT
 
@@ -64,7 +65,7 @@ def test_the_zygote_never_initialises_cuda(pool: WorkerPool) -> None:
     assert pool.run("x = torch.ones(2)", device=HERE).ok
     trace = pool.run("ok = torch.cuda.is_initialized()")
     assert trace.ok, trace.error
-    assert trace.variables["ok"] == {"kind": "bool", "type": "bool", "values": False}
+    assert trace.variables["ok"] == Variable(kind="bool", type="bool", values=False)
 
 
 @needs_cuda
@@ -72,15 +73,15 @@ def test_a_cuda_run_puts_tensors_on_cuda_0(pool: WorkerPool) -> None:
     trace = pool.run("x = torch.ones(2)\ny = x * 2\nc = y.cpu()\n", device="cuda")
     assert trace.ok, trace.error
     assert trace.device == "cuda"
-    assert [trace.variables[n]["device"] for n in "xyc"] == ["cuda:0", "cuda:0", "cpu"]
+    assert [trace.variables[n].device for n in "xyc"] == ["cuda:0", "cuda:0", "cpu"]
 
 
 @needs_cuda
 def test_the_per_run_gpu_memory_cap_stops_a_large_allocation(pool: WorkerPool) -> None:
     code = "x = torch.empty(512 * 2**20, dtype=torch.uint8)\n"  # 512 MiB on the GPU
     capped = pool.run(code, device="cuda", limits=Limits(memory_mb=256))
-    assert not capped.ok and capped.error["type"] == "MemoryLimit", capped.error
-    assert "256 MiB" in capped.error["message"]
+    assert not capped.ok and capped.error.type == "MemoryLimit", capped.error
+    assert "256 MiB" in capped.error.message
     roomy = pool.run(code, device="cuda", limits=Limits(memory_mb=1024))
     assert roomy.ok, roomy.error  # the cap, not the GPU's size, stopped the first run
 
@@ -97,11 +98,11 @@ def test_the_seeds_device_code_behaves_as_in_pytorch(pool: WorkerPool, device: s
     x = torch.randn(2, device="cpu")
     moved = x.to(torch.device(device))
     a = (moved + torch.ones_like(x, device=device)).to("cpu", torch.double)
-    assert found["device"]["values"] == device
-    assert found["y"]["device"] == found["z"]["device"] == str(moved.device)
-    assert found["same_tensor"]["values"] is (moved is x)  # .to() is a no-op on its own device
-    assert (found["a"]["device"], found["a"]["dtype"]) == ("cpu", "torch.float64")
-    assert found["a"]["values"] == a.tolist()
+    assert found["device"].values == device
+    assert found["y"].device == found["z"].device == str(moved.device)
+    assert found["same_tensor"].values is (moved is x)  # .to() is a no-op on its own device
+    assert (found["a"].device, found["a"].dtype) == ("cpu", "torch.float64")
+    assert found["a"].values == a.tolist()
 
 
 @pytest.mark.parametrize("key", ["tensor-to-device", "tensor-to-device-recap",
@@ -124,12 +125,12 @@ def test_the_seeds_gpu_examples_take_the_branch_this_machine_allows(pool: Worker
                                   "x = torch.ones(2).cuda()\n"])
 def test_asking_for_cuda_without_a_gpu_is_explained(pool: WorkerPool, code: str) -> None:
     trace = pool.run(code)
-    assert not trace.ok and trace.error["line"] == 1
-    assert trace.error["message"] == "Torch not compiled with CUDA enabled"
+    assert not trace.ok and trace.error.line == 1
+    assert trace.error.message == "Torch not compiled with CUDA enabled"
     assert "Traceback" not in trace.to_json() and 'File "' not in trace.to_json()
-    explanation = trace.error["explanation"]
-    assert "torch.cuda.is_available()" in explanation["en"]
-    assert "torch.cuda.is_available()" in explanation["zh"] and "设备" in explanation["zh"]
+    explanation = trace.error.explanation
+    assert "torch.cuda.is_available()" in explanation.en
+    assert "torch.cuda.is_available()" in explanation.zh and "设备" in explanation.zh
 
 
 @without_cuda

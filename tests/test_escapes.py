@@ -79,8 +79,8 @@ def test_the_corpus_is_large_and_well_formed() -> None:
 def test_attack_is_stopped(attack: Attack, outcomes: Outcomes) -> None:
     trace, probe = outcomes[attack.id]
     assert trace.ok is False and trace.error is not None
-    assert trace.error["type"] == attack.kind, trace.error
-    assert attack.message in trace.error["message"]
+    assert trace.error.type == attack.kind, trace.error
+    assert attack.message in trace.error.message
     assert probe.ok and probe.stdout == "42\n", "the next run in the pool must work"
 
 
@@ -106,8 +106,8 @@ def test_no_attack_had_a_side_effect(pool: WorkerPool, canary: tuple[Path, str],
 
 def test_a_refusal_cannot_be_caught() -> None:
     trace = execute("try:\n    torch.os\nexcept Exception:\n    print('caught')\nprint('on')\n")
-    assert trace.error is not None and trace.error["type"] == "Refused"
-    assert (trace.error["line"], trace.stdout) == (2, "")
+    assert trace.error is not None and trace.error.type == "Refused"
+    assert (trace.error.line, trace.stdout) == (2, "")
 
 
 @pytest.mark.parametrize("program", BENIGN, ids=lambda b: b.id)
@@ -124,4 +124,4 @@ def test_seed_example_works(example: Example, benign_outcomes: Outcomes) -> None
         assert trace.ok, trace.error
     else:  # the lesson is this error
         assert trace.error is not None
-        assert example.error in trace.error["message"]
+        assert example.error in trace.error.message

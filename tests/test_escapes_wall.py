@@ -22,6 +22,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 from explorer.pool.worker import GRACE_S, PROGRESS_PER_S, WorkerPool
@@ -87,7 +88,7 @@ def test_hostile_program_has_no_effect(program: Hostile, outcomes: dict[str, Out
     assert not (folder / "canary").exists()
     assert took <= WALL_LIMITS.time_s + 1 + SLACK_S, took
     if program.crash:
-        assert trace.error is not None and trace.error["message"], trace
+        assert trace.error is not None and trace.error.message, trace
     assert after.ok and after.stdout == "42\n", "the next run in the pool must work"
 
 
@@ -257,7 +258,7 @@ def test_a_run_holds_nothing_of_the_zygote(unguarded_pool: WorkerPool) -> None:
     """)
     trace, _ = _unguarded(unguarded_pool, code)
     assert isinstance(trace, Trace) and trace.error is not None, trace
-    connection, *rest = trace.error["message"].split()
+    connection, *rest = trace.error.message.split()
     assert connection == "socket" and set(rest) <= {"/dev/null", "anon_inode:[landlock-ruleset]"}
     assert unguarded_pool.run(NEXT).stdout == "42\n"
 
@@ -316,10 +317,10 @@ def test_a_progress_flood_ends_on_time_and_costs_the_server_nothing(
         on_progress=heard.append if listening else None))
     took = time.monotonic() - started
     assert took <= FLOOD_LIMITS.time_s + GRACE_S + TOLERANCE_S, took
-    assert trace.error is not None and trace.error["type"] == ends_as, trace.error
+    assert trace.error is not None and trace.error.type == ends_as, trace.error
     assert grown < 4 << 20, grown  # one huge update is 15 MiB
     assert len(heard) <= PROGRESS_PER_S * (FLOOD_LIMITS.time_s + GRACE_S) + 1
-    assert all(update == UPDATE for update in heard)
+    assert all(msgspec.to_builtins(update) == UPDATE for update in heard)
     assert bool(heard) == (listening and some_heard)
     assert unguarded_pool.run(NEXT).stdout == "42\n"
 
@@ -346,8 +347,8 @@ STAT = SOCKET_FDS + textwrap.dedent("""
 
 def _seen(pool: WorkerPool) -> str:
     trace, _ = _unguarded(pool, STAT)
-    assert isinstance(trace, Trace) and trace.error is not None and trace.error["type"] == "Seen"
-    return trace.error["message"]
+    assert isinstance(trace, Trace) and trace.error is not None and trace.error.type == "Seen"
+    return trace.error.message
 
 
 def test_what_a_run_can_stat_tells_nothing_of_other_runs(unguarded_pool: WorkerPool) -> None:
@@ -376,7 +377,7 @@ def test_an_unlocked_run_has_a_directory_of_its_own_removed_after_it() -> None:
     with _unguarded_workers(size=1, locked=False) as workers:
         trace, _ = _unguarded(workers, code)
         assert isinstance(trace, Trace) and trace.error is not None, trace
-        here = Path(trace.error["message"])
+        here = Path(trace.error.message)
         assert here.parent == Path(workers._dir.name) and here.name.startswith("run-")
         assert workers.settle(SLACK_S)
         assert not here.exists() and list(here.parent.glob("run-*")) == []

@@ -288,7 +288,7 @@ def test_in_app_output_matches_plain_pytorch(
     else:
         assert not trace.ok
         assert trace.error is not None
-        assert example.error in trace.error["message"]
+        assert example.error in trace.error.message
         assert plain.result is not None
-        if trace.error.get("line") is not None:
-            assert trace.error["line"] == plain.result["line"]
+        if trace.error.line is not None:
+            assert trace.error.line == plain.result["line"]

@@ -71,7 +71,7 @@ def test_the_dot_is_the_graph_pages_default_view_of_the_last_step(
     assert graph_dot(trace) == view(trace.graph, [z], notes=node_values(
         trace.graph, trace.steps[-1].variables), marked=new).dot
     assert "AddBackward0" in graph_dot(trace) and "MulBackward0" not in graph_dot(trace)
-    assert any(n["id"] in new and n.get("name") == "AddBackward0" for n in trace.graph["nodes"])
+    assert any(n.id in new and n.name == "AddBackward0" for n in trace.graph.nodes)
 
 
 def test_svg_and_png_are_graphviz_drawings_of_that_graph(seed: Trace) -> None:
@@ -206,8 +206,8 @@ def test_the_cli_writes_every_export(tmp_path: Path, seed: Trace) -> None:
     assert (tmp_path / "graph.svg").read_text().rstrip().endswith("</svg>")
     assert (tmp_path / "graph.png").read_bytes().startswith(PNG_MAGIC)
     written = Trace.from_json((tmp_path / "trace.json").read_text())
-    assert written.ok and [s["name"] for s in written.backward[0]["steps"]] == [
-        s["name"] for s in seed.backward[0]["steps"]]
+    assert written.ok and [s.name for s in written.backward[0].steps] == [
+        s.name for s in seed.backward[0].steps]
     page = (tmp_path / "pass.html").read_text()
     assert "Backward pass of out (call #1) · seed.py" in page and "step 5 of 5" in page
 
@@ -220,7 +220,7 @@ def test_a_failing_program_exits_1_with_its_trace_but_no_animation(tmp_path: Pat
         in done.stdout
     assert f"{tmp_path / 'p.html'} not written: This call ran no node" in done.stderr
     trace = Trace.from_json((tmp_path / "t.json").read_text())
-    assert not trace.ok and trace.error["line"] == 3
+    assert not trace.ok and trace.error.line == 3
     # The graph after the last step is there, so its SVG is written; the animation is not.
     assert sorted(p.name for p in tmp_path.iterdir()) == ["g.svg", "t.json"]
 

@@ -83,7 +83,7 @@ def test_recording_changes_nothing_the_program_can_see(
     plain, trace = runs[key]
     assert plain.result is not None, plain.stderr
     assert without_addresses(trace.stdout) == without_addresses(plain.stdout)
-    error = trace.error and (trace.error["type"], trace.error["message"], trace.error["line"])
+    error = trace.error and (trace.error.type, trace.error.message, trace.error.line)
     expected = plain.result
     assert error == (None if expected["ok"] else (
         expected["type"], expected["message"], expected["line"]))
@@ -97,19 +97,19 @@ def test_a_hook_of_every_kind_prints_the_same_with_and_without_recording(
              "leaf tensor hook", "post accumulate")
     assert all(f"{kind} " in plain.stdout for kind in kinds)
     assert trace.ok and trace.stdout == plain.stdout  # no address printed: equal as they are
-    assert len(trace.backward) == 1 and trace.backward[0]["steps"]
+    assert len(trace.backward) == 1 and trace.backward[0].steps
 
 
 def test_no_backward_pass_is_added_and_vjp_is_what_the_engine_gave(
         runs: dict[str, tuple[PlainRun, Trace]]) -> None:
     _, trace = runs["tensor-hook-and-retain-grad"]
     (call,) = trace.backward  # one call: nothing ran backward for the explorer
-    assert call["vector"] == pytest.approx([4.0, 0.8, 0.12])
-    assert call["jacobian"] is None and "one more backward pass" in call["jacobian_reason"]
-    (leaf,) = call["leaf_grads"]
-    assert leaf["grad"]["values"] == pytest.approx(trace.variables["x"]["grad"])
-    delivered = [s for s in call["steps"] if s["name"] == "AccumulateGrad"]
-    assert delivered[0]["grad_outputs"][0]["values"] == pytest.approx([16.0, 0.64, 0.0144])
+    assert call.vector == pytest.approx([4.0, 0.8, 0.12])
+    assert call.jacobian is None and "one more backward pass" in call.jacobian_reason
+    (leaf,) = call.leaf_grads
+    assert leaf.grad.values == pytest.approx(trace.variables["x"].grad)
+    delivered = [s for s in call.steps if s.name == "AccumulateGrad"]
+    assert delivered[0].grad_outputs[0].values == pytest.approx([16.0, 0.64, 0.0144])
 
 
 @pytest.mark.parametrize(("key", "vector"), [("grad-with-positional-vector", [1.0, 2.0, 3.0]),
@@ -118,14 +118,14 @@ def test_v_is_the_vector_the_program_passed(
         key: str, vector: list[float], runs: dict[str, tuple[PlainRun, Trace]]) -> None:
     _, trace = runs[key]
     assert trace.ok, trace.error
-    assert trace.backward[-1]["vector"] == pytest.approx(vector)
+    assert trace.backward[-1].vector == pytest.approx(vector)
 
 
 def test_saved_tensors_packed_by_hooks_are_described_unread(
         runs: dict[str, tuple[PlainRun, Trace]]) -> None:
     _, trace = runs["saved-tensor-hooks"]
-    packed = {(n["name"], tuple(sorted(n["saved"]))) for g in trace.graphs for n in g["nodes"]
-              if any("unpack hook" in v for v in n.get("saved", {}).values())}
+    packed = {(n.name, tuple(sorted(n.saved))) for g in trace.graphs for n in g.nodes
+              if any("unpack hook" in v for v in (n.saved or {}).values())}
     assert packed == {("MulBackward0", ("other", "self"))}
     assert any("saved-tensor hooks" in note for note in trace.notes)
     _, plain_graph = runs["inference-mode"]  # no hooks: nothing said
@@ -136,18 +136,18 @@ def test_what_the_recorder_leaves_out_it_says(runs: dict[str, tuple[PlainRun, Tr
     _, batched = runs["batched-grads"]
     assert batched.backward == [] and any("is_grads_batched" in n for n in batched.notes)
     _, inference = runs["inference-mode"]
-    assert inference.steps[1].variables["x"]["version"] is None  # it keeps no version
+    assert inference.steps[1].variables["x"].version is None  # it keeps no version
     _, own = runs["own-repr-not-run"]
-    assert own.variables["points"]["values"] == "[<Point object>, <Point object>]"
+    assert own.variables["points"].values == "[<Point object>, <Point object>]"
 
 
 def test_a_gradient_a_hook_cleared_is_shown_as_none(
         runs: dict[str, tuple[PlainRun, Trace]]) -> None:
     _, trace = runs["post-accumulate-hook-clears-grad"]
     (call,) = trace.backward
-    assert [g["grad"] for g in call["leaf_grads"]] == [None]
-    assert trace.losses[0]["grad_norms"] == {}
-    shown = view(trace.graphs[call["graph"]], call["roots"], show_saved=False, show_attrs=False)
+    assert [g.grad for g in call.leaf_grads] == [None]
+    assert trace.losses[0].grad_norms == {}
+    shown = view(trace.graphs[call.graph], call.roots, show_saved=False, show_attrs=False)
     fig = figure(call, positions(shown.dot), svg(shown.dot), shown.groups)
     assert ".grad = None" in str(fig.to_plotly_json())
 

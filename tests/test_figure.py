@@ -113,7 +113,7 @@ def judge(chart: go.Figure, nodes: dict[str, tuple[float, ...]], where: str) -> 
 
 def _picked(calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The backward calls judged: the first that ran a node, the last, and one between."""
-    ran = [c for c in calls if "graph" in c and c["steps"]]
+    ran = [c for c in calls if c.graph is not None and c.steps]
     return [ran[k] for k in sorted({0, len(ran) // 2, len(ran) - 1})] if ran else []
 
 
@@ -122,9 +122,9 @@ def test_the_backward_figure_writes_every_number_readably(key: str,
                                                           traces: dict[str, Trace]) -> None:
     trace = traces[key]
     calls = _picked(trace.backward)
-    assert not trace.error or trace.error["type"] not in UNRUN, trace.error  # it would hide
+    assert not trace.error or trace.error.type not in UNRUN, trace.error  # it would hide
     if not calls:
-        pytest.skip(f"no backward pass ran a node ({trace.error and trace.error['type']})")
+        pytest.skip(f"no backward pass ran a node ({trace.error and trace.error.type})")
     for call in calls:
         shown = animation_view(trace, call)
         try:
@@ -135,7 +135,7 @@ def test_the_backward_figure_writes_every_number_readably(key: str,
         numbers = len(nodes) <= NUMBERS_UP_TO  # as the page's toggle starts
         line = timeline(trace, call, shown=shown)
         for index in range(len(line)):
-            where = f"{key} call {call['call']} place {index + 1}"
+            where = f"{key} call {call.call} place {index + 1}"
             built = line.statement(index)
             if built is None:
                 chart = figure(call, layout, picture, shown.groups, at=line.engine_step(index),
@@ -145,9 +145,9 @@ def test_the_backward_figure_writes_every_number_readably(key: str,
                                 built.added, "", height=HEIGHT)
             judge(chart, nodes, where)
         if not numbers and len(nodes) <= 4 * NUMBERS_UP_TO:  # turned on by the learner
-            last = figure(call, layout, picture, shown.groups, at=len(call["steps"]) - 1,
+            last = figure(call, layout, picture, shown.groups, at=len(call.steps) - 1,
                           numbers=True, animated=False, height=HEIGHT)
-            judge(last, nodes, f"{key} call {call['call']} with numbers")
+            judge(last, nodes, f"{key} call {call.call} with numbers")
 
 
 def test_the_oracle_sees_numbers_on_top_of_each_other() -> None:
@@ -191,7 +191,7 @@ def test_a_number_with_no_room_is_counted(pool: WorkerPool) -> None:
     layout, picture = positions(shown.dot), svg(shown.dot)
     said = []
     for height in (HEIGHT, 8 * HEIGHT):
-        chart = figure(call, layout, picture, shown.groups, at=len(call["steps"]) - 1,
+        chart = figure(call, layout, picture, shown.groups, at=len(call.steps) - 1,
                        numbers=True, animated=False, height=height)
         said.append((len(numbers_drawn(chart, WIDTHS[0])), left_off(chart)))
     assert said[0][1] > 0 and said[0][1] > said[1][1], said  # no room: some, fewer with room
@@ -208,7 +208,7 @@ def test_the_figure_of_a_pass_is_built_quickly(pool: WorkerPool) -> None:
     shown = animation_view(trace, call)
     layout, picture = positions(shown.dot), svg(shown.dot)
     start = time.process_time()
-    chart = figure(call, layout, picture, shown.groups, at=len(call["steps"]) - 1,
+    chart = figure(call, layout, picture, shown.groups, at=len(call.steps) - 1,
                    numbers=True, animated=False)
     took = time.process_time() - start
     assert judge(chart, layout["nodes"], "crowded") > 40

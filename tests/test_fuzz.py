@@ -140,8 +140,8 @@ def check(trace: Trace) -> None:
         assert trace.error is None
     else:
         assert trace.error is not None
-        assert trace.error["type"] and isinstance(trace.error["message"], str)
-        assert trace.error["line"] is None or trace.error["line"] >= 1
+        assert trace.error.type and isinstance(trace.error.message, str)
+        assert trace.error.line is None or trace.error.line >= 1
 
 
 @settings(FUZZ, max_examples=1200)
@@ -191,5 +191,5 @@ def test_generated_programs_in_a_worker(fuzz_pool: WorkerPool, code: str) -> Non
     check(trace)
     here = answered(code)
     # The same answer as in-process (values may differ only in memory addresses).
-    assert (trace.ok, (trace.error or {}).get("type")) == \
-        (here.ok, (here.error or {}).get("type")), (trace.error, here.error)
+    assert (trace.ok, trace.error and trace.error.type) == \
+        (here.ok, here.error and here.error.type), (trace.error, here.error)

@@ -23,7 +23,6 @@ from explorer.trace.graph_view import (
     named_outputs,
     node_lines,
     outputs,
-    torchviz_dot,
     view,
 )
 from explorer.views.numbers import number
@@ -83,8 +82,8 @@ def test_the_dot_is_torchvizs_own_picture(name: str) -> None:
                       show_attrs=True, show_saved=True)
     expected = _variables_kept(_escaped(theirs.source), tensors, fns)
     assert expected != _escaped(theirs.source)  # each program has a variable make_dot redraws
-    assert _normalise(ours["dot"]) == _normalise(expected)
-    assert _drawn(ours["dot"]) == _drawn(expected)  # and the same picture
+    assert _normalise(ours.dot) == _normalise(expected)
+    assert _drawn(ours.dot) == _drawn(expected)  # and the same picture
 
 
 def _escaped(dot: str) -> str:
@@ -147,23 +146,23 @@ def _variables_kept(theirs: str, named: dict[int, torch.Tensor], fns: dict[str, 
 def test_the_seed_graph_has_exactly_pytorchs_nodes_named_after_the_variables() -> None:
     trace = execute(SEED)
     graph = trace.graph
-    backward = Counter(n["name"] for n in graph["nodes"] if n["kind"] == "backward")
+    backward = Counter(n.name for n in graph.nodes if n.kind == "backward")
     assert backward == {"MeanBackward0": 1, "MulBackward0": 2, "AddBackward0": 1,
                         "AccumulateGrad": 1}
-    leaves = [n for n in graph["nodes"] if n["kind"] == "leaf"]
-    assert [n["names"] for n in leaves] == [["x"]]
-    assert leaves[0]["requires_grad"] and leaves[0]["is_leaf"]
-    assert {name for n in outputs(graph) for name in n["names"]} == {"x", "y", "z", "out"}
-    assert r'label="out\n ()"' in graph["dot"]
+    leaves = [n for n in graph.nodes if n.kind == "leaf"]
+    assert [n.names for n in leaves] == [["x"]]
+    assert leaves[0].requires_grad and leaves[0].is_leaf
+    assert {name for n in outputs(graph) for name in n.names} == {"x", "y", "z", "out"}
+    assert r'label="out\n ()"' in graph.dot
 
 
 def test_node_ids_are_stable_from_step_to_step() -> None:
     trace = execute(SEED)
     first = trace.graphs[trace.steps[2].graph]  # after `y = x + 2`
-    ids = {n["name"] if n["kind"] == "backward" else n["label"]: n["id"]
-           for n in first["nodes"]}
-    last = {n["name"] if n["kind"] == "backward" else n["label"]: n["id"]
-            for n in trace.graph["nodes"]}
+    ids = {n.name if n.kind == "backward" else n.label: n.id
+           for n in first.nodes}
+    last = {n.name if n.kind == "backward" else n.label: n.id
+            for n in trace.graph.nodes}
     assert ids["AddBackward0"] == last["AddBackward0"]
     assert ids["AccumulateGrad"] == last["AccumulateGrad"]
     assert len({s.graph for s in trace.steps[1:]}) == len(trace.graphs)  # one per change
@@ -171,7 +170,7 @@ def test_node_ids_are_stable_from_step_to_step() -> None:
 
 def test_the_graph_grows_statement_by_statement() -> None:
     trace = execute(SEED)
-    sizes = [0 if s.graph is None else len(trace.graphs[s.graph]["nodes"]) for s in trace.steps]
+    sizes = [0 if s.graph is None else len(trace.graphs[s.graph].nodes) for s in trace.steps]
     assert sizes[0] == 0  # `import torch`
     assert sizes[1:5] == sorted(sizes[1:5]) and sizes[1] < sizes[4]
 
@@ -179,12 +178,12 @@ def test_the_graph_grows_statement_by_statement() -> None:
 def test_a_custom_function_is_its_own_node_with_its_saved_tensor() -> None:
     code = MY_RELU + "x = torch.randn(4, requires_grad=True)\nh = x * 2\ny = MyReLU.apply(h)\n"
     graph = execute(code).graph
-    node = next(n for n in graph["nodes"] if n["kind"] == "backward" and n["custom"])
-    assert node["name"] == "MyReLUBackward"
-    assert node["saved"] == {"saved_tensors[0]": "h: tensor(4,) float32"}
-    saved = [e["src"] for e in graph["edges"] if e["dst"] == node["id"] and e["kind"] == "saved"]
-    h = next(n for n in graph["nodes"] if n.get("names") == ["h"])
-    assert saved == [h["id"]] and h["kind"] == "output"  # h itself, green, not an orange copy
+    node = next(n for n in graph.nodes if n.kind == "backward" and n.custom)
+    assert node.name == "MyReLUBackward"
+    assert node.saved == {"saved_tensors[0]": "h: tensor(4,) float32"}
+    saved = [e.src for e in graph.edges if e.dst == node.id and e.kind == "saved"]
+    h = next(n for n in graph.nodes if n.names == ["h"])
+    assert saved == [h.id] and h.kind == "output"  # h itself, green, not an orange copy
 
 
 def test_after_backward_freed_buffers_are_described_where_torchviz_raises() -> None:
@@ -197,8 +196,8 @@ def test_after_backward_freed_buffers_are_described_where_torchviz_raises() -> N
                       "s = (y * y).sum()\ns.backward()\n")
     trace = execute(code)
     assert trace.ok, trace.error
-    saved = {k: v for n in trace.graph["nodes"] if n["kind"] == "backward"
-             for k, v in n["saved"].items()}
+    saved = {k: v for n in trace.graph.nodes if n.kind == "backward"
+             for k, v in n.saved.items()}
     assert saved["saved_tensors"] == "saved values freed by backward()"
     assert saved["self"] == "saved values freed by backward()"  # PowBackward0's
 
@@ -207,7 +206,7 @@ def test_detach_and_no_grad_leave_tensors_out_of_the_graph() -> None:
     code = ("x = torch.ones(3, requires_grad=True)\nd = (x * 2).detach()\n"
             "with torch.no_grad():\n    n = x * 3\ny = x * 4\n")
     graph = execute(code).graph
-    named = {name for node in graph["nodes"] for name in node.get("names", [])}
+    named = {name for node in graph.nodes for name in node.names or ()}
     assert named == {"x", "y"}
 
 
@@ -217,9 +216,9 @@ def test_in_place_ops_bump_the_version_shown_in_the_graph() -> None:
     trace = execute(code)
     before = trace.graphs[trace.steps[2].graph]
     after = trace.graph
-    version = {n["names"][0]: n["version"] for n in after["nodes"] if n.get("names")}
+    version = {n.names[0]: n.version for n in after.nodes if n.names}
     assert version["y"] == 1
-    assert {n["names"][0]: n["version"] for n in before["nodes"] if n.get("names")}["y"] == 0
+    assert {n.names[0]: n.version for n in before.nodes if n.names}["y"] == 0
 
 
 def test_define_by_run_the_graph_length_follows_the_data() -> None:
@@ -227,8 +226,8 @@ def test_define_by_run_the_graph_length_follows_the_data() -> None:
             "while y.data.norm() < 1000:\n    y = y * 2\n    n += 1\n")
     for seed in (0, 1, 2):
         trace = execute(code, seed=seed)
-        muls = sum(n.get("name") == "MulBackward0" for n in trace.graph["nodes"])
-        assert muls == trace.variables["n"]["values"]
+        muls = sum(n.name == "MulBackward0" for n in trace.graph.nodes)
+        assert muls == trace.variables["n"].values
 
 
 def test_a_3000_op_loop_is_drawn_where_torchviz_overflows() -> None:
@@ -237,16 +236,16 @@ def test_a_3000_op_loop_is_drawn_where_torchviz_overflows() -> None:
     trace = execute(code)
     assert trace.ok
     graph = trace.graph
-    assert sum(n.get("name") == "MulBackward0" for n in graph["nodes"]) == 3000
+    assert sum(n.name == "MulBackward0" for n in graph.nodes) == 3000
     y = torch.ones(1, requires_grad=True)
     for _ in range(3000):
         y = y * 1.001
     with pytest.raises(RecursionError):
         make_dot(y)
     full = view(graph, collapse=False)
-    assert len(full.nodes) == len(graph["nodes"])
+    assert len(full.nodes) == len(graph.nodes)
     small = view(graph)
-    assert len(graph["nodes"]) > COLLAPSE_ABOVE
+    assert len(graph.nodes) > COLLAPSE_ABOVE
     assert [len(m) for m in small.groups.values()] == [3000]
     assert len(small.nodes) < 10
     assert "MulBackward0 × 3000" in svg(small.dot)
@@ -255,14 +254,14 @@ def test_a_3000_op_loop_is_drawn_where_torchviz_overflows() -> None:
 def test_a_view_keeps_what_leads_to_the_chosen_output() -> None:
     code = "a = torch.ones(2, requires_grad=True)\nb = a * 3\nc = b.exp()\nd = a + 1\n"
     graph = execute(code).graph
-    node_of = {name: n["id"] for n in outputs(graph) for name in n["names"]}
+    node_of = {name: n.id for n in outputs(graph) for name in n.names}
     only_c = view(graph, [node_of["c"]])
-    names = {n.get("name") for n in only_c.nodes.values()}
+    names = {n.name for n in only_c.nodes.values()}
     assert {"ExpBackward0", "MulBackward0", "AccumulateGrad"} <= names
     assert "AddBackward0" not in names and only_c.hidden > 0
-    assert any(n["kind"] == "saved" for n in only_c.nodes.values())
+    assert any(n.kind == "saved" for n in only_c.nodes.values())
     plain = view(graph, [node_of["c"]], show_saved=False, show_attrs=False)
-    assert not any(n["kind"] == "saved" for n in plain.nodes.values())
+    assert not any(n.kind == "saved" for n in plain.nodes.values())
     assert "----" not in plain.dot and "----" in only_c.dot
 
 
@@ -291,8 +290,8 @@ def test_each_node_knows_the_statement_that_made_it() -> None:
     named = named_outputs(graph)
     assert {name: lines[named[name]] for name in "xyz"} == {"x": (1, 1), "y": (2, 2),
                                                              "z": (3, 3)}
-    made = Counter((lines[n["id"]][0], n["name"]) for n in graph["nodes"]
-                   if n["kind"] == "backward")
+    made = Counter((lines[n.id][0], n.name) for n in graph.nodes
+                   if n.kind == "backward")
     assert made == {(2, "AddBackward0"): 1, (2, "AccumulateGrad"): 1, (3, "MulBackward0"): 2,
                     (4, "MeanBackward0"): 1}
 
@@ -313,8 +312,8 @@ def test_a_modules_parameters_are_named_as_torchviz_names_them() -> None:
     named = {f"model.{n}": p for n, p in model.named_parameters()}
     theirs = make_dot(out, params={"out": out} | named, show_attrs=True, show_saved=True)
     # No parameter is saved by a node, so no deviation (`_variables_kept`).
-    assert _normalise(ours["dot"]) == _normalise(_escaped(theirs.source))
-    assert _drawn(ours["dot"]) == _drawn(theirs.source)  # and the same picture
+    assert _normalise(ours.dot) == _normalise(_escaped(theirs.source))
+    assert _drawn(ours.dot) == _drawn(theirs.source)  # and the same picture
 
 
 def _drawn(dot: str) -> str:
@@ -327,15 +326,15 @@ def _drawn(dot: str) -> str:
 
 def test_each_node_names_the_module_whose_call_made_it() -> None:
     graph = execute(MODEL).graph
-    made = Counter((n.get("module"), n["name"]) for n in graph["nodes"]
-                   if n["kind"] == "backward")
+    made = Counter((n.module, n.name) for n in graph.nodes
+                   if n.kind == "backward")
     assert made == {("model.0", "AddmmBackward0"): 1, ("model.0", "TBackward0"): 1,
                     ("model.0", "AccumulateGrad"): 2, ("model.1", "ReluBackward0"): 1,
                     ("model.2.0", "AddmmBackward0"): 1, ("model.2.0", "TBackward0"): 1,
                     ("model.2.0", "AccumulateGrad"): 2, ("model.2.1", "TanhBackward0"): 1,
                     (None, "PowBackward0"): 1, (None, "MeanBackward0"): 1}
-    leaves = {n["label"].split("\n")[0]: n.get("module") for n in graph["nodes"]
-              if n["kind"] == "leaf"}
+    leaves = {n.label.split("\n")[0]: n.module for n in graph.nodes
+              if n.kind == "leaf"}
     assert leaves == {"model.0.weight": "model.0", "model.0.bias": "model.0",
                       "model.2.0.weight": "model.2.0", "model.2.0.bias": "model.2.0"}
     assert modules(graph) == ["model", "model.0", "model.1", "model.2", "model.2.0",
@@ -348,7 +347,7 @@ def test_a_module_no_variable_reaches_lends_its_nodes_to_the_named_one_around_it
             "        return torch.nn.Tanh()(self.fc(x)) * 2\n"
             "net = Net()\nout = net(torch.ones(1, 2)).sum()\n")
     graph = execute(code).graph
-    made = {n["name"]: n.get("module") for n in graph["nodes"] if n["kind"] == "backward"}
+    made = {n.name: n.module for n in graph.nodes if n.kind == "backward"}
     assert made["TanhBackward0"] == "net" and made["MulBackward0"] == "net"
     assert made["AddmmBackward0"] == "net.fc" and made["SumBackward0"] is None
 
@@ -368,10 +367,10 @@ def test_each_module_is_a_box_around_its_nodes_nested_as_the_modules_are() -> No
         return box[0] <= point[0] <= box[2] and box[1] <= point[1] <= box[3]
 
     for node in shown.nodes.values():
-        module = node.get("module")
+        module = node.module
         for path, box in boxes.items():
             within = module is not None and (module == path or module.startswith(path + "."))
-            assert inside(centres[node["id"]], box) == within, (node["label"], path)
+            assert inside(centres[node.id], box) == within, (node.label, path)
 
 
 def test_a_folded_module_is_one_node_in_the_module_around_it() -> None:
@@ -379,12 +378,12 @@ def test_a_folded_module_is_one_node_in_the_module_around_it() -> None:
     whole = view(graph)
     folded = view(graph, fold=("model.2", "model.2.0"))
     (gid, members), = folded.groups.items()
-    inner = {i for i, n in whole.nodes.items() if n.get("module", "").startswith("model.2.")}
+    inner = {i for i, n in whole.nodes.items() if (n.module or "").startswith("model.2.")}
     assert set(members) == inner and not inner & set(folded.nodes)
     node = folded.nodes[gid]
-    assert node["module"] == "model" and node["label"] == f"model.2\n({len(inner)} nodes, folded)"
+    assert node.module == "model" and node.label == f"model.2\n({len(inner)} nodes, folded)"
     assert "cluster_model.2" not in folded.dot and "cluster_model.0" in folded.dot
-    into = {e["src"] for e in graph["edges"] if e["dst"] in inner and e["src"] not in inner}
+    into = {e.src for e in graph.edges if e.dst in inner and e.src not in inner}
     assert into and all(f"\t{src} -> {gid}\n" in folded.dot for src in into)
     svg(folded.dot)  # graphviz draws it
 
@@ -408,34 +407,34 @@ def test_a_tensor_too_big_to_send_whole_is_written_as_its_shape_and_norm() -> No
                     "loss = (w * w).sum()\nloss.backward()\n")
     step = trace.steps[-1]
     info = step.variables["w"]
-    assert info["truncated"] and len(sum(info["values"], [])) < 3000
+    assert info.truncated and len(sum(info.values, [])) < 3000
     w = torch.linspace(-1, 1, 3000)
     # The norms of all 3,000 values and of the .grad (2w), not of the leading block sent.
-    assert info["norm"] == pytest.approx(float(w.double().norm()))
-    assert info["grad_norm"] == pytest.approx(float(2 * w.double().norm()))
+    assert info.norm == pytest.approx(float(w.double().norm()))
+    assert info.grad_norm == pytest.approx(float(2 * w.double().norm()))
     notes = node_values(trace.graphs[step.graph], step.variables)
     named = named_outputs(trace.graphs[step.graph])
-    assert notes[named["w"]] == (f"= 60×50 ‖{number(info['norm'])}‖\n"
-                                 f"grad 60×50 ‖{number(info['grad_norm'])}‖")
+    assert notes[named["w"]] == (f"= 60×50 ‖{number(info.norm)}‖\n"
+                                 f"grad 60×50 ‖{number(info.grad_norm)}‖")
     assert notes[named["loss"]] == f"= {number(float((w * w).sum()))}"
-    assert "norm" not in step.variables["loss"]  # sent whole: no norm needed
+    assert step.variables["loss"].norm is None  # sent whole: no norm needed
 
 
 def test_the_nodes_a_statement_added_are_outlined() -> None:
     trace = execute(PLAIN_SEED)  # y = x + 2 on line 2, z = y * y * 3 on line 3
     graphs = [trace.graphs[s.graph] if s.graph is not None else None for s in trace.steps]
     new = added(graphs[2], graphs[1])
-    kinds = Counter(n.get("name", n["kind"]) for n in graphs[2]["nodes"] if n["id"] in new)
+    kinds = Counter(n.name or n.kind for n in graphs[2].nodes if n.id in new)
     assert kinds == {"MulBackward0": 2, "output": 1, "saved": 1}  # and y * y, saved by `* 3`
     dot = view(graphs[2], marked=new).dot
     assert dot.count(' color="#f76707"') == dot.count('penwidth=2.5') == 4
     # An outline only: each keeps its own fill (graphviz fills with `color` when none is given).
     marked = re.findall(r'(?m)^\t(\w+) \[.*color="#f76707" fillcolor=(\w+)', dot)
-    kind = {n["id"]: n["kind"] for n in graphs[2]["nodes"]}
+    kind = {n.id: n.kind for n in graphs[2].nodes}
     assert sorted((kind[i], fill) for i, fill in marked) == [
         ("backward", "lightgrey"), ("backward", "lightgrey"), ("output", "darkolivegreen1"),
         ("saved", "orange")]
-    assert added(graphs[0], None) == {n["id"] for n in graphs[0]["nodes"]}
+    assert added(graphs[0], None) == {n.id for n in graphs[0].nodes}
 
 
 ISSUE_31 = """x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
@@ -455,21 +454,21 @@ def test_a_variable_a_node_saves_keeps_its_own_node_whatever_the_walk_meets_firs
     for order in (list(tensors), list(reversed(tensors))):
         graph = record({k: tensors[k] for k in order}, Ids(), 20_000)
         assert graph is not None
-        nodes = {n["id"]: n for n in graph["nodes"]}
-        drawn.append(sorted((n["kind"], n["label"]) for n in nodes.values()))
+        nodes = {n.id: n for n in graph.nodes}
+        drawn.append(sorted((n.kind, n.label) for n in nodes.values()))
         named = named_outputs(graph)
-        assert {nodes[named[k]]["kind"] for k in "xw"} == {"leaf"}
-        assert {nodes[named[k]]["kind"] for k in ("y", "t", "z", "out")} == {"output"}
-        assert not [n for n in nodes.values() if n["kind"] == "saved"]  # all saved are variables
-        saved = {(nodes[e["src"]]["name"], nodes[e["dst"]]["label"].split("\n")[0])
-                 for e in graph["edges"] if e["kind"] == "saved"}
+        assert {nodes[named[k]].kind for k in "xw"} == {"leaf"}
+        assert {nodes[named[k]].kind for k in ("y", "t", "z", "out")} == {"output"}
+        assert not [n for n in nodes.values() if n.kind == "saved"]  # all saved are variables
+        saved = {(nodes[e.src].name, nodes[e.dst].label.split("\n")[0])
+                 for e in graph.edges if e.kind == "saved"}
         # MulBackward0 saved x and w, PowBackward0 x, TanhBackward0 its result: t itself.
         assert saved == {("MulBackward0", "x"), ("MulBackward0", "w"), ("PowBackward0", "x"),
                          ("TanhBackward0", "t")}
-        mul = next(n for n in nodes.values() if n.get("name") == "MulBackward0")
-        assert mul["saved"] == {"other": "w: tensor(3,) float32", "self": "x: tensor(3,) float32"}
+        mul = next(n for n in nodes.values() if n.name == "MulBackward0")
+        assert mul.saved == {"other": "w: tensor(3,) float32", "self": "x: tensor(3,) float32"}
         backward_page = view(graph, [named["out"]], show_saved=False, show_attrs=False)
-        assert {backward_page.nodes[named[k]]["kind"] for k in "xw"} == {"leaf"}
+        assert {backward_page.nodes[named[k]].kind for k in "xw"} == {"leaf"}
         assert "dir=none" not in backward_page.dot
         assert _kept_as_written(graph)
     assert drawn[0] == drawn[1]
@@ -477,16 +476,16 @@ def test_a_variable_a_node_saves_keeps_its_own_node_whatever_the_walk_meets_firs
 
 def _kept_as_written(graph: dict[str, Any]) -> bool:
     """The run's DOT is in torchviz's form: the server keeps it as it is."""
-    return checked_dot(graph["dot"], graph) == graph["dot"]
+    return checked_dot(graph.dot, graph) == graph.dot
 
 
 def test_the_server_writes_a_graph_anew_sized_as_torchviz_sizes_it() -> None:
     # The server may not import torchviz (it imports PyTorch): explorer.trace.graph_view writes
-    # torchviz's DOT itself, and is held here to torchviz's own resize_graph, below its 12-inch
-    # floor and above it.
+    # a run's DOT anew, statement by statement, sized as torchviz's own resize_graph sized it,
+    # below its 12-inch floor and above.
     for ops in (2, 100):
         graph = execute(f"x = torch.ones(1, requires_grad=True)\ny = x\nfor _ in range({ops}):\n"
                         "    y = y * 2\n").graphs[-1]
-        assert torchviz_dot(graph) == graph["dot"]
-        size = float(re.search(r'size="([\d.]+),', graph["dot"])[1])
+        assert checked_dot(graph.dot, graph) == graph.dot  # the run's, as torchviz wrote it
+        size = float(re.search(r'size="([\d.]+),', graph.dot)[1])
         assert (size == 12) == (ops == 2)

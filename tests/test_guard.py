@@ -128,8 +128,8 @@ def test_a_hole_found_from_outside_is_closed_with_a_clear_message(
     monkeypatch.setenv("EXPLORER_CANARY", "canary-8d1e")
     code, reason = CLOSED[key]
     trace = execute(code)
-    assert trace.error is not None and trace.error["type"] == "Refused", trace.error
-    assert reason in trace.error["message"]
+    assert trace.error is not None and trace.error.type == "Refused", trace.error
+    assert reason in trace.error.message
     assert "canary-8d1e" not in trace.to_json() and os.listdir(tmp_path) == []
 
 
@@ -137,7 +137,7 @@ def test_the_time_stand_in_makes_nothing_but_times() -> None:
     trace = execute("import time\nt = time.perf_counter()\nprint(type(t).__name__, time)\n"
                     "type(time)(x=1)\n")
     assert trace.stdout == "float <module 'time' (its clocks and sleep)>\n"
-    assert trace.error is not None and trace.error["type"] == "TypeError"
+    assert trace.error is not None and trace.error.type == "TypeError"
 
 
 def test_a_class_of_the_programs_may_set_its_attributes_through_its_parent() -> None:
@@ -158,13 +158,13 @@ def test_the_functools_stand_in_gives_reduce_and_partial_and_nothing_else() -> N
                     "print(functools.reduce is reduce, functools)\n"
                     "functools.update_wrapper\n")
     assert trace.stdout == ("24 1024\nTrue <module 'functools' (reduce and partial)>\n")
-    assert trace.error is not None and trace.error["type"] == "AttributeError", trace.error
-    assert trace.error["line"] == 5
+    assert trace.error is not None and trace.error.type == "AttributeError", trace.error
+    assert trace.error.line == 5
     for reach, kind in (("from functools import wraps", "AttributeError"),
                         ("type(functools)(x=1)", "TypeError"),  # makes no namespace
                         ("torch.nn.modules.module.functools.wraps", "Refused")):  # torch's
         error = execute(f"import functools\n{reach}\n").error
-        assert error is not None and error["type"] == kind, (reach, error)
+        assert error is not None and error.type == kind, (reach, error)
 
 
 def test_no_install_path_reaches_the_learner() -> None:

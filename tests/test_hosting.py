@@ -103,7 +103,7 @@ def test_every_lesson_program_fits_the_hosted_caps(pool: WorkerPool) -> None:
     runs += [(f"training {key}", pool.run(starting(key, "en"), limits=training))
              for key in STARTS]
     for key, trace in runs:
-        assert trace.error is None or trace.error["type"] not in LIMIT_ERRORS, (key, trace.error)
+        assert trace.error is None or trace.error.type not in LIMIT_ERRORS, (key, trace.error)
         assert not [n for n in trace.notes if "cap" in n or "Only the first" in n], key
     # the training page's starting programs: the seed's 500 iterations
     assert all(trace.ok and len(trace.losses) == 500 for _, trace in runs[-len(STARTS):])
@@ -135,8 +135,8 @@ def test_a_hosted_pool_that_cannot_start_a_worker_names_no_path(caplog: Any) -> 
                 trace = pool.run("x = 2")
         finally:
             pool.close()
-        assert trace.error is not None and trace.error["type"] == "WorkerUnavailable"
-        message = trace.error["message"]
+        assert trace.error is not None and trace.error.type == "WorkerUnavailable"
+        message = trace.error.message
         if details:
             assert home in message
         else:

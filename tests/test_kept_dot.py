@@ -13,16 +13,17 @@ from xml.etree import ElementTree
 import pytest
 
 from explorer.trace.graph_view import view
+from explorer.trace.schema import Edge, Graph, Node
 from explorer.views import render
 from explorer.views.render import LayoutError, positions, svg
 from tests.test_worker import name_of, parent_of, processes
 
 
 def _chain(n: int, name: str = "Op") -> str:
-    nodes = [{"id": f"n{i}", "kind": "backward", "name": f"{name}{i}Backward0",
-              "label": f"{name}{i}Backward0", "saved": {}} for i in range(n)]
-    edges = [{"src": f"n{i}", "dst": f"n{i + 1}", "kind": "grad"} for i in range(n - 1)]
-    return view({"nodes": nodes, "edges": edges}, collapse=False).dot
+    nodes = [Node(id=f"n{i}", kind="backward", name=f"{name}{i}Backward0",
+                  label=f"{name}{i}Backward0", saved={}) for i in range(n)]
+    edges = [Edge(src=f"n{i}", dst=f"n{i + 1}", kind="grad") for i in range(n - 1)]
+    return view(Graph(dot=None, nodes=nodes, edges=edges), collapse=False).dot
 
 
 def _dots() -> list[int]:
@@ -88,11 +89,10 @@ HOSTILE = ['a\\\x00\n"{} } } digraph { X [label=<X>] } /*', "line\nbreak\r\n\u20
 
 
 def _named(names: list[str]) -> str:
-    nodes = [{"id": f"t{i}", "kind": "leaf", "label": f"{name}\n (2)", "names": [name],
-              "shape": [2], "dtype": "float32", "device": "cpu", "requires_grad": True,
-              "is_leaf": True, "grad_fn": None, "version": 0, "module": name}
-             for i, name in enumerate(names)]
-    return view({"nodes": nodes, "edges": []}, collapse=False).dot
+    nodes = [Node(id=f"t{i}", kind="leaf", label=f"{name}\n (2)", names=[name], shape=[2],
+                  dtype="float32", device="cpu", requires_grad=True, is_leaf=True, grad_fn=None,
+                  version=0, module=name) for i, name in enumerate(names)]
+    return view(Graph(dot=None, nodes=nodes, edges=[]), collapse=False).dot
 
 
 @pytest.mark.parametrize("name", HOSTILE)

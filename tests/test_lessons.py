@@ -128,9 +128,9 @@ def test_training_with_the_seeds_settings_falls_and_matches_plain_pytorch(
     code = program(Settings())
     trace = pool.run(code, limits=pool.limits.__class__(time_s=30))
     assert trace.ok, trace.error
-    losses = [s["value"] for s in trace.losses]
+    losses = [s.value for s in trace.losses]
     assert len(losses) == 500 and losses[-1] < losses[0] / 1000
-    assert set(trace.losses[0]["grad_norms"]) == {"w1", "w2"}
+    assert set(trace.losses[0].grad_norms) == {"w1", "w2"}
     assert trace.threads == pool.threads
     threads = torch.get_num_threads()
     torch.set_num_threads(trace.threads)  # MKL's float sums depend on the thread count

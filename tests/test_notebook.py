@@ -20,9 +20,9 @@ NOTEBOOK = ROOT / "notebooks" / "autograd.ipynb"
 
 def test_run_returns_the_trace_of_the_sandboxed_run() -> None:
     trace = explorer.run(CODE)
-    assert trace.ok and trace.variables["x"]["grad"] == [3.0, 3.0]
+    assert trace.ok and trace.variables["x"].grad == [3.0, 3.0]
     refused = explorer.run("import os\n")
-    assert refused.error is not None and refused.error["type"] == "Refused"
+    assert refused.error is not None and refused.error.type == "Refused"
     assert isinstance(trace, explorer.Trace)  # the type is part of the API
     assert explorer.Trace.from_json(trace.to_json()).variables == trace.variables
 

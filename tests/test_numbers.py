@@ -9,6 +9,7 @@ import pytest
 import torch
 
 from explorer.record.snapshot import tensor_values
+from explorer.trace.schema import Variable
 from explorer.views.numbers import PRECISION, exact, full_decimals, written, written_each
 from explorer.views.present import preview, variable_rows
 
@@ -49,8 +50,8 @@ def test_float_noise_is_gone_from_every_table() -> None:
     noisy = torch.tensor([0.1, 1e-4]).double().tolist()  # 0.10000000149011612, …
     assert written(noisy) == "[1.0000e-01, 1.0000e-04]"
     assert written_each([[0.10000000149011612], [0.5]]) == [["0.1000"], ["0.5000"]]
-    rows = variable_rows({"w": {"kind": "tensor", "shape": [1], "values": [0.10000000149011612],
-                                "grad": [9.999999747378752e-05]}})
+    rows = variable_rows({"w": Variable(kind="tensor", shape=[1], values=[0.10000000149011612],
+                                        grad=[9.999999747378752e-05])})
     assert (rows[0]["value"], rows[0][".grad"]) == ("`[0.1000]`", "`[1.0000e-04]`")
 
 

@@ -83,13 +83,13 @@ def test_the_graph_page_draws_each_leaf_as_a_leaf_and_each_node_in_its_colour(
     for index in _checked_steps(trace, PROGRAMS[key]):
         step = trace.steps[index]
         graph = trace.graphs[step.graph] if step.graph is not None else None
-        if graph is None or graph.get("note"):
+        if graph is None or graph.note:
             continue
         shown = graph_page.drawn(trace, index, graph_page.defaults(trace, index))
         drawn = _drawn(svg(shown.dot))
         where = f"{key}, after line {step.line}"
         for node_id, (fill, _) in drawn.items():
-            kind = shown.nodes[node_id]["kind"]
+            kind = shown.nodes[node_id].kind
             assert fill == _fill(LEGEND[kind]), (where, shown.nodes[node_id])
         named = named_outputs(graph)
         root = named.get(default_root(trace, index, named) or "")
@@ -106,14 +106,15 @@ def test_the_backward_page_draws_each_leaf_behind_a_call_as_a_leaf(
         key: str, traces: dict[str, Trace]) -> None:
     trace = traces[key]
     for call in trace.backward:
-        if "graph" not in call or not call["steps"]:
+        if call.graph is None or not call.steps:
             continue
-        graph = trace.graphs[call["graph"]]
+        graph = trace.graphs[call.graph]
         shown = animation_view(trace, call)
-        leaves = [n["id"] for n in graph["nodes"] if n.get("names") and n["is_leaf"]
-                  and n["requires_grad"] and any(_leads_to(graph, n["id"], root)
-                                                 for root in call["roots"])]
-        assert all(shown.nodes.get(i, {}).get("kind") == "leaf" for i in leaves), (key, call)
+        leaves = [n.id for n in graph.nodes if n.names and n.is_leaf
+                  and n.requires_grad and any(_leads_to(graph, n.id, root)
+                                                 for root in call.roots)]
+        assert all(i in shown.nodes and shown.nodes[i].kind == "leaf" for i in leaves), (
+            key, call)
         drawn = _drawn(svg(shown.dot))
         assert all(drawn[i][0] == _fill(COLOURS["leaf"]) for i in leaves), key
 
@@ -131,7 +132,7 @@ def _checked_steps(trace: Trace, code: str) -> list[int]:
         text = "\n".join(lines[step.line - 1:step.end_line])
         before = trace.steps[i - 1].variables if i else {}
         return "backward" in text or "grad(" in text or any(
-            info.get("grad") != before.get(name, {}).get("grad")
+            info.grad != (before[name].grad if name in before else None)
             for name, info in step.variables.items())
 
     chosen = {i for i in range(count) if matters(i)} | {count - 1}
@@ -140,16 +141,16 @@ def _checked_steps(trace: Trace, code: str) -> list[int]:
 
 def _leaves(variables: dict[str, dict[str, Any]]) -> list[str]:
     """The names of the tensor variables that are leaves requiring grad."""
-    return [name for name, info in variables.items() if info.get("kind") == "tensor"
-            and info.get("is_leaf") and info.get("requires_grad")]
+    return [name for name, info in variables.items() if info.kind == "tensor"
+            and info.is_leaf and info.requires_grad]
 
 
 def _leads_to(graph: dict[str, Any], node: str, root: str) -> bool:
     """True if gradient or view edges lead from `node` to `root` (or they are one node)."""
     into: dict[str, list[str]] = defaultdict(list)
-    for e in graph["edges"]:
-        if e["kind"] != "saved":
-            into[e["dst"]].append(e["src"])
+    for e in graph.edges:
+        if e.kind != "saved":
+            into[e.dst].append(e.src)
     seen, stack = set(), [root]
     while stack:
         here = stack.pop()

@@ -4,6 +4,7 @@ engine's own values (explorer.views.predict), and the Backward page asking befor
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -12,6 +13,7 @@ from explorer.content import lessons
 from explorer.content.examples import by_key
 from explorer.content.i18n import text
 from explorer.record.execute import execute
+from explorer.trace.schema import Gradient
 from explorer.views.animation import HOVER, figure
 from explorer.views.export import animation_view
 from explorer.views.predict import MAX_ASKED, Unreadable, judge, questions, read, score, shaped
@@ -30,9 +32,9 @@ def _call(code: str) -> dict:
 
 def test_each_step_asks_what_it_sends_and_the_leaf_asks_its_grad() -> None:
     call = _call(FAN_IN)
-    names = [s["name"] for s in call["steps"]]
+    names = [s.name for s in call.steps]
     assert names == ["SumBackward0", "AddBackward0", "MulBackward0", "AccumulateGrad"]
-    asked = [[(q.kind, q.gradient["values"]) for q in questions(call, k)]
+    asked = [[(q.kind, q.gradient.values) for q in questions(call, k)]
              for k in range(len(names))]
     assert asked == [
         [("sent", [1.0, 1.0])],  # sum: ones to the add
@@ -40,42 +42,42 @@ def test_each_step_asks_what_it_sends_and_the_leaf_asks_its_grad() -> None:
         [("sent", [1.0, 2.0]), ("sent", [1.0, 2.0])],  # mul: g·x to each x
         [("grad", [3.0, 5.0])],  # 1 + 2x: the fan-in sum, written into x.grad
     ]
-    mul = call["steps"][2]
-    assert [q.to for q in questions(call, 2)] == [g["to"] for g in mul["grad_inputs"]]
+    mul = call.steps[2]
+    assert [q.to for q in questions(call, 2)] == [g.to for g in mul.grad_inputs]
 
 
 def test_a_fan_in_sum_is_asked_where_it_is_not_a_leaf() -> None:
     call = _call("a = torch.tensor(3.0, requires_grad=True)\nb = a * 2\nc = b * b\n"
                  "c.backward()\n")
-    mul_b = next(k for k, s in enumerate(call["steps"]) if s["name"] == "MulBackward0"
-                 and sum(1 for t in call["steps"][:k] for g in t["grad_inputs"]
-                         if g and g["to"] == s["node"]) == 2)
-    kinds = [(q.kind, q.gradient["values"]) for q in questions(call, mul_b)]
+    mul_b = next(k for k, s in enumerate(call.steps) if s.name == "MulBackward0"
+                 and sum(1 for t in call.steps[:k] for g in t.grad_inputs
+                         if g and g.to == s.node) == 2)
+    kinds = [(q.kind, q.gradient.values) for q in questions(call, mul_b)]
     assert kinds[0] == ("received", 12.0)  # 2b = 12, sent along both edges of b * b: 6 + 6
 
 
 def test_a_lesson_asks_only_what_it_names() -> None:
     trace = execute(by_key("autograd-basics").code)  # y = x + 2, z = y * y * 3, out = z.mean()
     call = trace.backward[-1]
-    graph = trace.graphs[call["graph"]]
-    asked = {call["steps"][k]["name"]: [(q.kind, q.gradient["values"]) for q in
+    graph = trace.graphs[call.graph]
+    asked = {call.steps[k].name: [(q.kind, q.gradient.values) for q in
                                        questions(call, k, graph, ("y", "x.grad"))]
-             for k in range(len(call["steps"]))}
+             for k in range(len(call.steps))}
     quarter = [[4.5, 4.5], [4.5, 4.5]]  # 2.25 + 2.25: the two paths through y * y meet
     assert asked == {"MeanBackward0": [], "MulBackward0": [],
                      "AddBackward0": [("of", quarter)], "AccumulateGrad": [("grad", quarter)]}
     of = questions(call, 3, graph, ("y",))
     assert [q.kind for q in of] == ["of"] and "y" in next(
-        n["names"] for n in graph["nodes"] if n["id"] == of[0].to)
+        n.names for n in graph.nodes if n.id == of[0].to)
     assert not any(questions(call, k, graph, ("w", "w.grad")) for k in range(5))  # no such
 
 
 def test_large_truncated_or_integer_gradients_are_not_asked() -> None:
     big = _call(f"x = torch.ones({MAX_ASKED + 1}, requires_grad=True)\n(x * 2).sum()"
                 ".backward()\n")
-    assert not any(questions(big, k) for k in range(len(big["steps"])))
+    assert not any(questions(big, k) for k in range(len(big.steps)))
     small = _call(f"x = torch.ones({MAX_ASKED}, requires_grad=True)\n(x * 2).sum().backward()\n")
-    assert any(questions(small, k) for k in range(len(small["steps"])))
+    assert any(questions(small, k) for k in range(len(small.steps)))
 
 
 @pytest.mark.parametrize(("typed", "numbers"), [
@@ -100,13 +102,17 @@ def test_anything_else_is_a_clear_error_never_run(typed: str, key: str) -> None:
 
 
 def test_the_engines_value_judges_within_a_tolerance_relative_to_its_size() -> None:
-    gradient = {"values": [3.0, 500.0, "nan"], "shape": [3]}
+    def gradient_of(values: Any, shape: list[int]) -> Gradient:
+        return Gradient(values=values, shape=shape, dtype="torch.float32", device="cpu",
+                        truncated=False, norm=0.0, max_abs=0.0)
+
+    gradient = gradient_of([3.0, 500.0, "nan"], [3])
     assert judge([3.02, 504.0, math.nan], gradient).right  # within 1%
     wrong = judge([3.02, 510.0, 0.0], gradient)
     assert not wrong.right and wrong.wrong == (1, 2) and wrong.expected[:2] == [3.0, 500.0]
-    assert judge([0.00005], {"values": 0.0, "shape": []}).right  # near zero: 0.0001
-    assert not judge([0.001], {"values": 0.0, "shape": []}).right
-    ones = {"values": [[1.0, 1.0], [1.0, 1.0]], "shape": [2, 2]}
+    assert judge([0.00005], gradient_of(0.0, [])).right  # near zero: 0.0001
+    assert not judge([0.001], gradient_of(0.0, [])).right
+    ones = gradient_of([[1.0, 1.0], [1.0, 1.0]], [2, 2])
     assert judge([1.0], ones).right  # one number stands for every entry
     assert judge([1.0, 1.0, 1.0, 1.0], ones).right  # flat, in order
     short = judge([1.0, 1.0], ones)

@@ -193,10 +193,10 @@ def test_a_changed_trace_never_reaches_a_later_run(pool: WorkerPool) -> None:
     first = copy.deepcopy(fresh)
     for trace in (fresh, pool.run(code)):  # the run's own Trace, then one given again
         trace.stdout = "changed"
-        trace.variables["x"]["values"] = "changed"
+        trace.variables["x"].values = "changed"
         trace.steps[0].variables.clear()
         trace.steps.append(trace.steps[0])
-        trace.graphs[0]["nodes"].clear()
+        trace.graphs[0].nodes.clear()
         trace.notes.append("changed")
         again = pool.run(code)
         assert again.reused and dataclasses.replace(again, reused=False) == first

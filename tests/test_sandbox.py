@@ -45,7 +45,7 @@ def ok(code: str) -> Trace:
 
 
 def values(trace: Trace, name: str) -> object:
-    return trace.variables[name]["values"]
+    return trace.variables[name].values
 
 
 # --- the teaching subset runs ------------------------------------------------------------------
@@ -88,7 +88,7 @@ def test_functions_lambdas_comprehensions_and_strings() -> None:
         "print(f'{a} {b:.1f}', '{} {:.2f}'.format(a, b), g(1), f(3), sq, pos)\n"
     )
     assert trace.stdout == "4 2.5 4 2.50 2 6 [0, 1, 4, 9] {'a': 0, 'b': 1}\n"
-    assert trace.variables["g"]["kind"] == "function"
+    assert trace.variables["g"].kind == "function"
 
 
 def test_grad_modes_and_catching_a_pytorch_error() -> None:
@@ -104,9 +104,9 @@ def test_grad_modes_and_catching_a_pytorch_error() -> None:
         "    msg = str(e)\n"
         "print('caught' if 'cannot be multiplied' in msg else 'missed')\n"
     )
-    assert trace.variables["y"]["requires_grad"] is False
-    assert trace.variables["z"]["requires_grad"] is True
-    assert trace.variables["z"]["grad_fn"] == "MulBackward0"
+    assert trace.variables["y"].requires_grad is False
+    assert trace.variables["z"].requires_grad is True
+    assert trace.variables["z"].grad_fn == "MulBackward0"
     assert trace.stdout == "caught\n"
 
 
@@ -153,9 +153,9 @@ def test_custom_autograd_function() -> None:
         "y.sum().backward()\n"
     )
     assert values(trace, "y") == [0.0, 2.0, 0.0, 4.0]
-    assert trace.variables["x"]["grad"] == [0.0, 1.0, 0.0, 1.0]
-    assert trace.variables["y"]["grad_fn"] == "MyReLUBackward"
-    assert trace.variables["MyReLU"]["kind"] == "class"
+    assert trace.variables["x"].grad == [0.0, 1.0, 0.0, 1.0]
+    assert trace.variables["y"].grad_fn == "MyReLUBackward"
+    assert trace.variables["MyReLU"].kind == "class"
 
 
 def test_module_subclass() -> None:
@@ -172,9 +172,9 @@ def test_module_subclass() -> None:
         "out = net(torch.ones(3, 2))\n"
         "n_params = len(list(net.parameters()))\n"
     )
-    assert trace.variables["net"]["kind"] == "module"
-    assert trace.variables["out"]["shape"] == [3, 1]
-    assert trace.variables["out"]["grad_fn"] == "AddmmBackward0"
+    assert trace.variables["net"].kind == "module"
+    assert trace.variables["out"].shape == [3, 1]
+    assert trace.variables["out"].grad_fn == "AddmmBackward0"
     assert values(trace, "n_params") == 2
 
 
@@ -333,8 +333,8 @@ def test_refused(code: str, kind: str, line: int | None, reason: str) -> None:
     trace = run(code)
     assert trace.ok is False
     assert trace.error is not None
-    assert (trace.error["type"], trace.error["line"]) == (kind, line), trace.error
-    assert reason in trace.error["message"]
+    assert (trace.error.type, trace.error.line) == (kind, line), trace.error
+    assert reason in trace.error.message
 
 
 @pytest.mark.parametrize(("code", "kind", "line", "reason"), _params(STATIC))
@@ -359,18 +359,18 @@ def test_passes_the_static_check(code: str, kind: str, line: int, reason: str) -
 def test_guards_cannot_be_replaced(code: str, line: int) -> None:
     trace = run(code)
     assert trace.error is not None
-    assert (trace.error["type"], trace.error["line"]) == ("Refused", line)
-    assert "reserved by the explorer" in trace.error["message"]
+    assert (trace.error.type, trace.error.line) == ("Refused", line)
+    assert "reserved by the explorer" in trace.error.message
     assert trace.stdout == "" and trace.steps == []
 
 
 def test_refusal_messages_are_readable() -> None:
     trace = run(PRE + "torch.os.system('id')")
     assert trace.error is not None
-    assert trace.error["message"] == ("`.os` leads to the module `os`, which is outside the "
+    assert trace.error.message == ("`.os` leads to the module `os`, which is outside the "
                                       "sandbox")
     error = run(PRE + "import os").error
-    assert error is not None and "available: functools, math, numpy" in error["message"]
+    assert error is not None and "available: functools, math, numpy" in error.message
 
 
 def test_a_swallowed_limit_is_raised_again() -> None:
@@ -400,7 +400,7 @@ def test_the_rewrite_routes_loops_through_the_guards() -> None:
 
 def test_full_width_punctuation_is_read_as_ascii() -> None:
     trace = ok("x = torch.rand（5,3)\n")
-    assert trace.variables["x"]["shape"] == [5, 3]
+    assert trace.variables["x"].shape == [5, 3]
     assert any("Full-width" in note for note in trace.notes)
 
 
@@ -411,8 +411,8 @@ def test_ascii_program_has_no_notes() -> None:
 def test_syntax_error_reports_its_line() -> None:
     trace = run("a = 1\nb = 2\nc = a +* b\n")
     assert trace.ok is False and trace.error is not None
-    assert (trace.error["type"], trace.error["line"]) == ("SyntaxError", 3)
-    assert trace.error["message"] == "invalid syntax"
+    assert (trace.error.type, trace.error.line) == ("SyntaxError", 3)
+    assert trace.error.message == "invalid syntax"
 
 
 # --- library code that imports or runs code by name ---------------------------------------------
@@ -434,8 +434,8 @@ IMPORTERS = [
 def test_numpy_importers_are_refused(code: str, reason: str) -> None:
     sandbox.prepare(code)  # what their code does refuses them, not their names
     trace = run(code)
-    assert trace.error is not None and trace.error["type"] == "Refused", trace.error
-    assert reason in trace.error["message"]
+    assert trace.error is not None and trace.error.type == "Refused", trace.error
+    assert reason in trace.error.message
 
 
 def _load(name: str) -> Any:
@@ -489,7 +489,7 @@ def test_any_library_importer_is_refused_by_what_it_does(
         helper: Any, planted: Callable[[Any], str]) -> None:
     trace = run(f"{planted(helper)}('os')")
     assert trace.error is not None, trace.stdout
-    assert trace.error["message"] == f"`.helper` {BY_NAME}, which this sandbox does not allow"
+    assert trace.error.message == f"`.helper` {BY_NAME}, which this sandbox does not allow"
 
 
 def test_a_library_import_of_a_fixed_module_is_fine(planted: Callable[[Any], str]) -> None:
@@ -547,7 +547,7 @@ def test_where_python_and_the_app_live_is_read_by_a_run_and_named_in_no_answer()
 def test_an_anomaly_warning_names_the_program_line(anomaly: None) -> None:
     trace = run("x = torch.zeros(1, requires_grad=True)\n"
                 "torch.autograd.set_detect_anomaly(True)\ny = (x / x).sum()\ny.backward()\n")
-    assert trace.error is not None and "returned nan values" in trace.error["message"]
+    assert trace.error is not None and "returned nan values" in trace.error.message
     stack = next(w for w in trace.warnings if "Traceback of forward call" in w)
     assert _files(stack) == ["<program>"]
     assert '"<program>", line 3, in <module>' in stack

@@ -63,8 +63,8 @@ SCENES = {
 
 def _marked(trace: Trace, found: Scene) -> set[str]:
     """The scene's nodes by the names the page shows: variables', else ops'."""
-    nodes = {n["id"]: n for graph in trace.graphs for n in graph["nodes"]}
-    return {name for i in found.nodes for name in (nodes[i].get("names") or [nodes[i]["name"]])}
+    nodes = {n.id: n for graph in trace.graphs for n in graph.nodes}
+    return {name for i in found.nodes for name in (nodes[i].names or [nodes[i].name])}
 
 
 def test_the_mistakes_hold_thirty_reproductions_of_the_errors_a_scene_shows() -> None:
@@ -89,10 +89,10 @@ def test_the_scene_marks_where_the_fix_goes(key: str) -> None:
 
 def test_a_saved_value_changed_in_place_is_said_so_not_freed() -> None:
     trace = execute(PROGRAMS["inplace_modified_saved"])
-    saved = next(n["saved"] for n in trace.graph["nodes"] if n.get("name") == "SigmoidBackward0")
+    saved = next(n.saved for n in trace.graph.nodes if n.name == "SigmoidBackward0")
     assert saved == {"result": MODIFIED}
     twice = execute(PROGRAMS["backward_twice"])
-    assert FREED in {v for n in twice.graph["nodes"] for v in (n.get("saved") or {}).values()}
+    assert FREED in {v for n in twice.graph.nodes for v in (n.saved or {}).values()}
 
 
 def test_a_run_without_an_autograd_error_has_no_scene() -> None:

@@ -41,6 +41,7 @@ from streamlit.testing.v1 import AppTest
 import explorer
 from explorer.trace import Trace
 from explorer.trace.graph_view import view
+from explorer.trace.schema import Error
 from explorer.views import render
 from explorer.views.export import animation_view
 from tests.shared_attacks import (
@@ -124,15 +125,15 @@ def picture_problems(svg: str | None, *, ids: set[str], show: list[str],
 
 def graph_ids(trace: Trace) -> set[str]:
     """Every node id any of the Trace's graphs has, and the ids of groups a view may make."""
-    ids = {node["id"] for graph in trace.graphs for node in graph["nodes"]}
+    ids = {node.id for graph in trace.graphs for node in graph.nodes}
     return ids | {f"{kind}{i}" for kind in ("group", "module") for i in range(1, 50)}
 
 
 def module_boxes(trace: Trace) -> int:
     """How many module boxes the Trace's graphs may draw: one per module path and the paths
     around it."""
-    paths = {node["module"] for graph in trace.graphs for node in graph["nodes"]
-             if "module" in node}
+    paths = {node.module for graph in trace.graphs for node in graph.nodes
+             if node.module is not None}
     return len({".".join(p.split(".")[:i]) for p in paths for i in range(1, p.count(".") + 2)})
 
 
@@ -301,7 +302,7 @@ class Replay(threading.Thread):
         self.dots = [] if graph is None else [
             view(graph, show_attrs=False).dot, view(graph, show_saved=False).dot,
             view(graph, show_saved=False, show_attrs=False).dot]
-        if trace.backward and "graph" in trace.backward[0]:
+        if trace.backward and trace.backward[0].graph is not None:
             self.dots.append(animation_view(trace, trace.backward[0]).dot)
         self.answers: list[str | Exception] = []
 
@@ -374,8 +375,8 @@ def test_a_class_never_takes_a_name_that_is_not_an_identifier(form: str) -> None
     from explorer.ui.common import pool
 
     trace = pool().run(CLASS_NAMINGS[form])
-    names = [node.get("name", "") + node["label"] for graph in trace.graphs
-             for node in graph["nodes"]]
+    names = [(node.name or "") + node.label for graph in trace.graphs
+             for node in graph.nodes]
     assert not [name for name in names if MARK in name], names
     if trace.graph is not None:
         problems = picture_problems(render.svg(view(trace.graph).dot), ids=graph_ids(trace),
@@ -443,17 +444,17 @@ SNIPPET = ("w = torch.ones(3, requires_grad=True)\ny = (w * w).sum()\ny.backward
 Change = Callable[[Trace], object]
 CHANGES: dict[str, Change] = {
     "stdout": lambda t: setattr(t, "stdout", "changed"),
-    "error": lambda t: setattr(t, "error", {"type": "Changed", "message": "changed",
-                                              "line": 1, "explanation": None}),
-    "variable_values": lambda t: t.variables["w"].update(values=[6.0, 6.0, 6.0]),
+    "error": lambda t: setattr(t, "error", Error(type="Changed", message="changed", line=1,
+                                                 explanation=None)),
+    "variable_values": lambda t: setattr(t.variables["w"], "values", [6.0, 6.0, 6.0]),
     "variables_cleared": lambda t: t.variables.clear(),
     "steps_cleared": lambda t: t.steps.clear(),
     "step_output": lambda t: setattr(t.steps[-1], "output", "changed"),
     "step_variables": lambda t: t.steps[0].variables.clear(),
-    "graph_label": lambda t: t.graphs[-1]["nodes"][0].update(label='"] } digraph { evil }'),
-    "graph_dot": lambda t: t.graphs[-1].update(dot="digraph { evil [URL=<javascript:x>] }"),
-    "graph_edges": lambda t: t.graphs[-1]["edges"].clear(),
-    "backward_steps": lambda t: t.backward[0]["steps"].clear(),
+    "graph_label": lambda t: setattr(t.graphs[-1].nodes[0], "label", '"] } digraph { evil }'),
+    "graph_dot": lambda t: setattr(t.graphs[-1], "dot", "digraph { evil [URL=<javascript:x>] }"),
+    "graph_edges": lambda t: t.graphs[-1].edges.clear(),
+    "backward_steps": lambda t: t.backward[0].steps.clear(),
     "warnings": lambda t: t.warnings.append("changed"),
 }
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from msgspec.structs import replace
 from streamlit.testing.v1 import AppTest
 
 from explorer.pool.worker import WorkerPool
@@ -104,24 +105,24 @@ def test_numpy_of_a_tensor_that_requires_grad_fails_with_pytorchs_message(
         traces: dict[str, Trace]) -> None:
     trace, code = traces["requires-grad-detach"], preset("requires-grad-detach").code
     error = trace.error
-    assert error is not None and error["type"] == "RuntimeError"
-    assert "Can't call numpy() on Tensor that requires grad" in error["message"]
-    assert code.splitlines()[error["line"] - 1].startswith("m = x.numpy()")
-    assert "detach" in error["explanation"]["en"] and "detach" in error["explanation"]["zh"]
+    assert error is not None and error.type == "RuntimeError"
+    assert "Can't call numpy() on Tensor that requires grad" in error.message
+    assert code.splitlines()[error.line - 1].startswith("m = x.numpy()")
+    assert "detach" in error.explanation.en and "detach" in error.explanation.zh
 
 
 def test_the_outdated_chartensor_note_and_the_cpu_branch(traces: dict[str, Trace]) -> None:
     char = traces["char-tensor"].variables
-    assert (char["c"]["dtype"], char["n"]["dtype"]) == ("torch.int8", "int8")
-    assert char["n"]["values"] == [2, 2, 2]
+    assert (char["c"].dtype, char["n"].dtype) == ("torch.int8", "int8")
+    assert char["n"].values == [2, 2, 2]
     cuda = traces["cuda-cpu-copy"]
-    assert cuda.variables["x"]["device"] == "cpu"  # no GPU here: the if-branch was skipped
+    assert cuda.variables["x"].device == "cpu"  # no GPU here: the if-branch was skipped
 
 
 def test_a_cuda_tensor_never_shares_with_an_array(traces: dict[str, Trace]) -> None:
     final = traces["cuda-cpu-copy"].variables
     assert shares_memory(final["x"], final["n"])
-    on_gpu = {**final["x"], "device": "cuda:0"}  # the same addresses, in GPU memory
+    on_gpu = replace(final["x"], device="cuda:0")  # the same addresses, in GPU memory
     assert not shares_memory(on_gpu, final["n"])
     assert not shares_memory(final["n"], on_gpu)
 
@@ -138,9 +139,9 @@ def test_a_shape_change_changes_every_cell_even_when_the_shown_block_is_equal(
         pool: WorkerPool) -> None:
     trace = pool.run("x = torch.zeros(3000)\nx = torch.zeros(4000)\nx[5] = 1\n")
     (one, two, three) = (step.variables["x"] for step in trace.steps)
-    assert one["truncated"] and two["truncated"] and one["values"] == two["values"]
-    assert variable_changes(two, one) == set(cells(two["values"]))
-    assert len(variable_changes(two, one)) == len(two["values"]) >= 1000
+    assert one.truncated and two.truncated and one.values == two.values
+    assert variable_changes(two, one) == set(cells(two.values))
+    assert len(variable_changes(two, one)) == len(two.values) >= 1000
     assert variable_changes(three, two) == {(5,)}  # the same shape: only what changed
 
 

@@ -9,6 +9,7 @@ import math
 
 import pytest
 import torch
+from msgspec.structs import asdict
 
 from explorer.pool.worker import WorkerPool
 from explorer.record.execute import execute
@@ -42,14 +43,14 @@ def test_a_record_over_budget_comes_back_thinned_with_all_a_visitor_came_for(
     plain = run_plain([BIG], pool.threads, observe=True)[0]
     assert plain.result is not None and not plain.result["ok"]
     assert trace.stdout == plain.stdout and trace.stdout.count("step") == 6
-    assert (trace.error["type"], trace.error["message"], trace.error["line"]) == (
+    assert (trace.error.type, trace.error.message, trace.error.line) == (
         plain.result["type"], plain.result["message"], plain.result["line"])
     assert "thinned" in " ".join(trace.notes) and len(trace_message(trace)) <= MAX_RESULT_BYTES
     last = _here(trace.variables)
     assert _here(trace.steps[-1].variables) == last == _here(whole.variables)  # the last state
     assert trace.graph == whole.graph and trace.backward == whole.backward
     for name, expected in plain.result["variables"].items():
-        assert _flat(trace.variables[name]["values"]) == expected["values"], name
+        assert _flat(trace.variables[name].values) == expected["values"], name
     for thin, full in zip(trace.steps[:-1], whole.steps[:-1], strict=True):
         assert (thin.line, thin.output) == (full.line, full.output)
         for name, info in _here(thin.variables).items():
@@ -58,7 +59,7 @@ def test_a_record_over_budget_comes_back_thinned_with_all_a_visitor_came_for(
 
 def _here(variables: dict) -> dict:
     """Variables without where their data lives, which differs from process to process."""
-    return {name: {k: v for k, v in info.items() if k not in ("data_ptr", "memory")}
+    return {name: {k: v for k, v in asdict(info).items() if k not in ("data_ptr", "memory")}
             for name, info in variables.items()}
 
 
@@ -73,7 +74,7 @@ def _cut_from(cut: dict, whole: dict) -> None:
         assert len(shown) < len(all_of_it) and all_of_it[:len(shown)] == shown, key
         expected = torch.linalg.vector_norm(torch.tensor(all_of_it, dtype=torch.float64))
         assert math.isclose(cut[norm], float(expected), rel_tol=1e-12), key
-    if "truncated" in whole:
+    if whole["truncated"] is not None:
         assert cut["truncated"] == (whole["truncated"] or cut["values"] != whole["values"])
     assert _rest(cut) == _rest(whole)
 
@@ -139,7 +140,7 @@ def test_what_makes_a_record_big_is_what_is_thinned_and_the_rest_is_kept(whole: 
     variables = [s.variables for s in calls.steps]
     assert "only the last backward call recorded in full is replayed" in _thinned(
         calls, MAX_RESULT_BYTES)
-    assert [c["call"] for c in calls.backward] == [3]
+    assert [c.call for c in calls.backward] == [3]
     assert [s.variables for s in calls.steps] == variables
 
 
@@ -158,7 +159,7 @@ def test_a_budget_nothing_fits_still_keeps_the_output_the_error_and_the_last_sta
     assert all(s.variables == {} for s in trace.steps[:-1])
     assert trace.variables.keys() == whole.variables.keys()
     for name, info in trace.variables.items():
-        _cut_from(info, whole.variables[name])
+        _cut_from(asdict(info), asdict(whole.variables[name]))
 
 
 def test_a_cut_grad_keeps_its_norm_and_one_without_a_norm_stays_whole() -> None:
@@ -168,6 +169,6 @@ def test_a_cut_grad_keeps_its_norm_and_one_without_a_norm_stays_whole() -> None:
     cut = copy.deepcopy(trace)
     fitted(cut, 1)
     w, n = cut.variables["w"], cut.variables["n"]
-    assert len(w["grad"]) == 10 and math.isclose(
-        w["grad_norm"], math.sqrt(500 * 9.0), rel_tol=1e-12)
-    assert n["grad"] == trace.variables["n"]["grad"] and "grad_norm" not in n
+    assert len(w.grad) == 10 and math.isclose(
+        w.grad_norm, math.sqrt(500 * 9.0), rel_tol=1e-12)
+    assert n.grad == trace.variables["n"].grad and n.grad_norm is None

@@ -21,7 +21,7 @@ def test_the_seed_timeline_is_its_four_statements_then_five_engine_steps(
     call = trace.backward[-1]
     line = timeline(trace, call)
     assert [trace.steps[b.step].line for b in line.built] == [2, 3, 4, 5]
-    assert len(line) == 4 + 5 and line.engine == len(call["steps"]) == 5
+    assert len(line) == 4 + 5 and line.engine == len(call.steps) == 5
     assert [line.statement(i) is None for i in range(9)] == [False] * 4 + [True] * 5
     assert [line.engine_step(i) for i in range(9)] == [None] * 4 + [0, 1, 2, 3, 4]
     nodes = set(animation_view(trace, call).nodes)

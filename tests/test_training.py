@@ -7,10 +7,12 @@ from __future__ import annotations
 import json
 
 import pytest
+from msgspec.structs import replace
 from streamlit.testing.v1 import AppTest
 
 from explorer.content.examples import by_key
 from explorer.content.i18n import text
+from explorer.trace.schema import Graph, Node, Summary
 from explorer.views.training import calls, grad_norm_figure, leaf_names, starting
 from tests.conftest import editor_code
 from tests.plain import run_plain
@@ -59,8 +61,8 @@ def test_an_nn_sequential_model_with_adam_typed_in_the_editor_trains_and_replays
     at.number_input(key="training.k").set_value(12).run()
     at.button(key="training.open").click().run()
     assert not at.exception
-    (call,) = [c for c in at.session_state["training.pass"][1].backward if c["call"] == 12]
-    assert call["value"] == printed[11]
+    (call,) = [c for c in at.session_state["training.pass"][1].backward if c.call == 12]
+    assert call.value == printed[11]
     replay = at.get("plotly_chart")[-1].proto.spec
     assert "MseLossBackward0" in replay and "AddmmBackward0" in replay
     assert editor_code(at) == ADAM
@@ -85,12 +87,13 @@ def test_a_starting_program_fills_the_editor() -> None:
 
 
 def test_the_gradient_norms_name_a_modules_parameters() -> None:
-    leaf = {"id": "t6", "kind": "leaf", "label": "model.2.bias\n (10)", "names": []}
-    named = {"id": "t1", "kind": "leaf", "label": "w1\n (3)", "names": ["w1"]}
-    names = leaf_names([{"nodes": [leaf, named, {"id": "n1", "kind": "backward",
-                                                 "label": "AddBackward0"}]}])
+    leaf = Node(id="t6", kind="leaf", label="model.2.bias\n (10)", names=[])
+    named = Node(id="t1", kind="leaf", label="w1\n (3)", names=["w1"])
+    names = leaf_names([Graph(dot=None, edges=[], nodes=[
+        leaf, named, Node(id="n1", kind="backward", label="AddBackward0")])])
     assert names == {"t6": "model.2.bias"}
-    losses = [{"call": 1, "value": 2.0, "grad_norms": {"t6": 0.5, "w1": 0.25}}]
+    losses = [Summary(call=1, kind="backward", value=2.0, grad_norms={"t6": 0.5, "w1": 0.25})]
     figure = grad_norm_figure(losses, names=names)
     assert [line.name for line in figure.data] == ["‖model.2.bias.grad‖", "‖w1.grad‖"]
-    assert calls([{"call": 1}, {"call": 40}]) == 40 and calls([]) == 0  # thinned: its last
+    assert calls([replace(losses[0], call=1), replace(losses[0], call=40)]) == 40  # thinned:
+    assert calls([]) == 0  # the last call made

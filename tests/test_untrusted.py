@@ -13,7 +13,9 @@ import socket
 import time
 from typing import Any
 
+import msgspec
 import pytest
+from msgspec.structs import replace
 
 from explorer.pool.worker import WorkerPool
 from explorer.record.execute import execute
@@ -27,7 +29,7 @@ from explorer.trace.check import (
     progress,
 )
 from explorer.trace.graph_view import torchviz_dot, view
-from explorer.trace.schema import MAX_CALLS
+from explorer.trace.schema import MAX_CALLS, Edge, Graph, Node
 from explorer.trace.wire import (
     HEADER,
     MAX_CONTAINERS,
@@ -50,11 +52,18 @@ from tests.forged import EVIL, LINK, forged, hostile
 from tests.programs import MY_RELU, SEED
 
 
+def drawn(graph: dict[str, Any]) -> Graph:
+    """A graph made of `graph`'s nodes and edges as they are, unchecked: what a page draws
+    is held to its own quoting, whatever a graph holds."""
+    return Graph(dot=None, nodes=[Node(**n) for n in graph["nodes"]],
+                 edges=[Edge(**e) for e in graph["edges"]])
+
+
 def refused(answer: Any) -> str:
     """The message of the BadResult Trace `answer` makes (failing if it makes another)."""
     trace = Trace.from_dict(answer)
-    assert not trace.ok and trace.error is not None and trace.error["type"] == "BadResult", trace
-    return trace.error["message"]
+    assert not trace.ok and trace.error is not None and trace.error.type == "BadResult", trace
+    return trace.error.message
 
 
 def test_a_lone_surrogate_in_the_output_keeps_the_trace(pool: WorkerPool) -> None:
@@ -89,7 +98,7 @@ def test_a_malformed_answer_is_a_clear_value_error_never_a_crash() -> None:
     cleaned = decode(b'{"stdout": "a\\ud800b", "w": [["\\udfff"]], "\\ud83d": "\\ud83d\\ude00"}')
     assert cleaned == {"stdout": "a\ufffdb", "w": [["\ufffd"]], "\ufffd": "😀"}
     json.dumps(cleaned).encode()  # it can be sent on
-    assert Trace.from_json(b"[" * 5000 + b"]" * 5000).error["type"] == "BadResult"
+    assert Trace.from_json(b"[" * 5000 + b"]" * 5000).error.type == "BadResult"
 
 
 def test_an_answer_is_read_without_the_cyclic_collector_which_comes_back_after() -> None:
@@ -128,8 +137,8 @@ def test_a_flood_of_warnings_and_a_huge_message_are_cut() -> None:
                "explanation": {"en": EVIL, "zh": EVIL}})).encode()))
     assert time.monotonic() - started < 2
     assert len(trace.warnings) == MAX_LINES and len(trace.notes[0]) < 10**4
-    assert trace.error is not None and len(trace.error["message"]) == MAX_MESSAGE
-    assert trace.error["explanation"] is None  # made anew here: the run's own is dropped
+    assert trace.error is not None and len(trace.error.message) == MAX_MESSAGE
+    assert trace.error.explanation is None  # made anew here: the run's own is dropped
 
 
 def test_an_answer_of_the_wrong_shape_is_a_clear_bad_result() -> None:
@@ -159,7 +168,8 @@ def test_an_answer_of_the_wrong_shape_is_a_clear_bad_result() -> None:
         assert why in refused(answer), (why, refused(answer))
     assert "answer" in refused(forged(ok=1)) and "sandbox" not in refused(forged(ok=1))
     error = {"type": "DeviceUnavailable", "message": "no GPU", "line": None}
-    assert Trace.from_dict(forged(ok=False, error=error)).error == error | {"explanation": None}
+    read = Trace.from_dict(forged(ok=False, error=error)).error
+    assert msgspec.to_builtins(read) == error | {"explanation": None}
 
 
 def test_unknown_fields_go_and_every_count_is_bounded() -> None:
@@ -174,27 +184,28 @@ def test_unknown_fields_go_and_every_count_is_bounded() -> None:
     answer["losses"] *= limits.loop_iterations + 1
     answer["backdoor"] = "javascript:alert(1)"
     trace = Trace.from_dict(answer, limits)
-    assert trace.error is not None and trace.error["type"] == EVIL  # the answer is taken...
-    assert not hasattr(trace, "backdoor") and "href" not in trace.variables["x"]  # ...its fields
-    assert "URL" not in trace.graphs[0]["nodes"][0]
+    assert trace.error is not None and trace.error.type == EVIL  # the answer is taken...
+    assert not hasattr(trace, "backdoor")  # ...its fields not
+    assert not hasattr(trace.variables["x"], "href")
+    assert not hasattr(trace.graphs[0].nodes[0], "URL")
     assert len(trace.steps[0].variables) == MAX_VARIABLES
     assert len(trace.stdout) == limits.output_chars
     assert sum(len(s.output) for s in trace.steps) == limits.output_chars
     assert len(trace.losses) == limits.loop_iterations
     wide = forged(variables={"w": {"kind": "list", "values": [1.0] * 10**6},
                              "o": {"kind": "Point", "values": [[{"a": 1}]]}})
-    assert Trace.from_dict(wide).variables["w"]["values"] == "<values too many to show>"
-    assert Trace.from_dict(wide).variables["o"]["values"].startswith("<values not shown")
+    assert Trace.from_dict(wide).variables["w"].values == "<values too many to show>"
+    assert Trace.from_dict(wide).variables["o"].values.startswith("<values not shown")
     nodes = [{"id": f"n{i}", "kind": "backward", "label": "A", "name": "A"}
              for i in range(limits.graph_nodes + 2)]
     big = Trace.from_dict(forged(graphs=[{"dot": "", "nodes": nodes, "edges": []}]), limits)
-    assert big.graphs == [{"dot": None, "nodes": [], "edges": [], "note": (
+    assert msgspec.to_builtins(big.graphs) == [{"dot": None, "nodes": [], "edges": [], "note": (
         f"The graph has more than {limits.graph_nodes:,} nodes; it is not drawn.")}]
 
 
 def test_a_progress_message_is_checked_like_the_trace() -> None:
     summary = {"call": 3, "kind": "backward", "value": 0.5, "grad_norms": {"w": 1.0}}
-    assert progress(summary | {"html": "<img>"}) == summary
+    assert msgspec.to_builtins(progress(summary | {"html": "<img>"})) == summary
     with pytest.raises(BadResult, match="value is not a number"):
         progress(summary | {"value": "1e9 <img src=x>"})
 
@@ -218,9 +229,9 @@ def test_a_non_finite_number_crosses_as_text_and_reads_back_as_itself() -> None:
         json.loads(text, parse_constant=not_json)
         again = Trace.from_json(text)
         assert again.ok and json.loads(again.to_json()) == json.loads(trace.to_json())
-        assert math.isnan(again.backward[0]["value"]) and math.isnan(again.losses[0]["value"])
-        assert again.losses[0]["grad_norms"] == {"x": math.inf}
-        assert again.variables["z"]["values"] == "-inf"
+        assert math.isnan(again.backward[0].value) and math.isnan(again.losses[0].value)
+        assert again.losses[0].grad_norms == {"x": math.inf}
+        assert again.variables["z"].values == "-inf"
     assert "value is not a number" in refused(forged(losses=[
         {"call": 1, "kind": "backward", "value": "NaN", "grad_norms": {}}]))
 
@@ -228,10 +239,10 @@ def test_a_non_finite_number_crosses_as_text_and_reads_back_as_itself() -> None:
 def test_a_node_unchanged_since_the_graph_before_crosses_as_its_id() -> None:
     trace = execute("x = torch.ones(2, requires_grad=True)\ny = x * 2\nz = y.sum()\n")
     sent = json.loads(trace_message(trace))["graphs"]
-    assert [len(g["nodes"]) for g in sent] == [len(g["nodes"]) for g in trace.graphs]
+    assert [len(g["nodes"]) for g in sent] == [len(g.nodes) for g in trace.graphs]
     assert sent[-1]["nodes"].count("t1") == 1  # x, as it was
     assert Trace.from_json(trace_message(trace)).graphs == trace.graphs
-    first = sent[0] | {"nodes": trace.graphs[0]["nodes"]}
+    first = sent[0] | {"nodes": msgspec.to_builtins(trace.graphs[0].nodes)}
     for nowhere in ("t999", "t1"):  # no such node; none in the graph before (the first)
         graphs = [first, sent[1] | {"nodes": [nowhere]}] if nowhere == "t999" else \
             [sent[1] | {"nodes": [nowhere]}]
@@ -248,7 +259,7 @@ def test_a_variable_described_as_the_step_before_did_crosses_as_null() -> None:
             for s in sent["steps"]] == [[], ["t"], ["u"], ["a"], ["a", "t"], []]
     assert set(sent["variables"].values()) == {None}  # the end: the last step's, all of it
     again = Trace.from_json(trace_message(trace))
-    assert again == trace and again.steps[4].variables["t"]["values"] == [5.0, 0.0, 0.0]
+    assert again == trace and again.steps[4].variables["t"].values == [5.0, 0.0, 0.0]
     first = dict(sent["steps"][0], variables={"x": None})
     for steps, end in (([first], {}), (sent["steps"][:1] + [dict(sent["steps"][1], variables={
             "nowhere": None})], {}), ([], {"t": None})):
@@ -267,7 +278,7 @@ def test_what_is_the_same_is_judged_without_running_the_programs_code() -> None:
     sent = json.loads(trace_message(trace))  # no ValueError, nothing printed
     assert [sorted(n for n, v in s["variables"].items() if v is not None)
             for s in sent["steps"]] == [["A"], ["a"], ["a"], [], ["b"]]  # new A()s: as before
-    assert trace.variables["a"]["values"] == ["<A>", "<A>"]
+    assert trace.variables["a"].values == ["<A>", "<A>"]
 
 
 def test_an_answer_is_written_without_running_a_subclass_s_own_methods() -> None:
@@ -296,18 +307,18 @@ def test_an_answer_is_written_without_running_a_subclass_s_own_methods() -> None
 
 def test_the_runs_dot_is_never_taken_as_it_is() -> None:
     trace = Trace.from_dict(hostile())
-    dot = trace.graphs[0]["dot"]
+    dot = trace.graphs[0].dot
     shown = EVIL.replace("\n", "\\n")  # as a label writes it (graph_view._quote)
     assert "URL" not in dot and "javascript" not in dot.replace(shown, "")
     assert "t1 -> n2 [style=dotted]" in dot and "fillcolor=lightblue" in dot
-    assert trace.graphs[0]["nodes"][0]["colour"] == "lightblue"
-    assert trace.graphs[0]["edges"][0]["attrs"] == {"style": "dotted"}  # no URL kept either
+    assert trace.graphs[0].nodes[0].colour == "lightblue"
+    assert trace.graphs[0].edges[0].attrs == {"style": "dotted"}  # no URL kept either
     honest = execute(SEED).graphs[-1]
     for sneaked in ('\tgraph [URL="javascript:alert(1)"]\n', '\tt1 [label=<<b>x</b>>]\n',
                     '\tt1 [label=x href="javascript:alert(1)"]\n', "\tedge [style=dotted]\n",
                     '\tt1 -> t2 [dir=back]\n', '\tnode [label=x]\n'):
-        forgery = honest | {"dot": honest["dot"].replace("}\n", sneaked + "}\n")}
-        checked = Trace.from_dict(forged(graphs=[forgery])).graphs[0]["dot"]
+        forgery = msgspec.to_builtins(honest) | {"dot": honest.dot.replace("}\n", sneaked + "}\n")}
+        checked = Trace.from_dict(forged(graphs=[forgery])).graphs[0].dot
         assert checked == torchviz_dot(honest)  # written anew from the nodes and edges
 
 
@@ -323,7 +334,7 @@ def test_the_picture_takes_no_link_or_markup_from_the_run() -> None:
         "edges": [{"src": "a", "dst": 'b" URL="javascript:alert(3)', "kind": "grad",
                    "attrs": {"URL": "javascript:alert(4)", "style": "dotted",
                              "href": "javascript:alert(5)", "dir": "both"}}]}
-    dot = view(graph).dot
+    dot = view(drawn(graph)).dot
     assert "style=dotted" in dot and "dir=" not in dot and "fillcolor=lightblue" in dot
     picture = svg(dot)
     assert not re.search(r"<a [^>]*href", picture)  # graphviz's <a> carries only tooltips
@@ -338,7 +349,7 @@ def test_a_label_ending_in_a_backslash_cannot_reopen_the_dot() -> None:
                        {"id": "n2", "kind": "backward", "label": "y\\\\\\", "name": "B",
                         "saved": {"a\\": "b\\"}}], "edges": [{"src": "n1", "dst": "n2",
                                                                "kind": "grad"}]}
-    picture = svg(view(graph).dot)
+    picture = svg(view(drawn(graph)).dot)
     assert not re.search(r"<a [^>]*href", picture) and ">x\\</text>" in picture
 
 
@@ -346,13 +357,13 @@ def test_a_graph_too_big_to_lay_out_fails_fast_and_once() -> None:
     nodes = [{"id": f"n{i}", "kind": "backward", "name": f"Op{i}Backward0",
               "label": f"Op{i}Backward0", "saved": {}} for i in range(18_000)]
     edges = [{"src": f"n{i}", "dst": f"n{i + 1}", "kind": "grad"} for i in range(17_999)]
-    dot = view({"nodes": nodes, "edges": edges}).dot  # no chain of one op: nothing collapses
+    dot = view(drawn({"nodes": nodes, "edges": edges})).dot  # no chain of one op: none collapses
     for _ in range(2):
         started = time.monotonic()
         with pytest.raises(render.TooLarge, match="more than the") as raised:
             svg(dot)
         assert time.monotonic() - started < 1.0 and raised.value.statements > MAX_STATEMENTS
-    slow = view({"nodes": nodes[:800], "edges": edges[:799]}, collapse=False).dot
+    slow = view(drawn({"nodes": nodes[:800], "edges": edges[:799]}), collapse=False).dot
     with pytest.raises(LayoutError, match="took more than"):
         svg(slow, timeout_s=0.01)  # as a hostile graph that keeps `dot` busy would
     started = time.monotonic()
@@ -394,10 +405,10 @@ def test_labels_and_ids_cannot_pass_edges_off_as_nodes() -> None:
     # as nodes, and a run's node id is a plain name: the tangle is refused all the same.
     graph = execute(TANGLE.format(n=40)).graph
     fake = "\n\tfake [label=x]" * 200
-    graph["nodes"] = [n | {"label": n["label"] + fake} for n in graph["nodes"]]
+    graph.nodes = [replace(n, label=n.label + fake) for n in graph.nodes]
     with pytest.raises(TooTangled):
         svg(view(graph).dot)
-    node = {**graph["nodes"][0], "id": 'a [label=x] -> b'}
+    node = msgspec.to_builtins(graph.nodes[0]) | {"id": 'a [label=x] -> b'}
     answer = forged(graphs=[{"dot": "", "nodes": [node], "edges": []}])
     assert "node id" in refused(answer)
 

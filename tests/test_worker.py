@@ -109,8 +109,8 @@ def wait_until(condition: Callable[[], bool], timeout_s: float = 10.0) -> bool:
 def test_seed_program(pool: WorkerPool) -> None:
     trace = pool.run(SEED)
     assert trace.ok, trace.error
-    assert trace.variables["x"]["grad"] == [[4.5, 4.5], [4.5, 4.5]]
-    assert trace.variables["out"]["grad_fn"] == "MeanBackward0"
+    assert trace.variables["x"].grad == [[4.5, 4.5], [4.5, 4.5]]
+    assert trace.variables["out"].grad_fn == "MeanBackward0"
     assert [step.line for step in trace.steps] == [1, 2, 3, 4, 5]
     assert trace.elapsed_ms > 0
 
@@ -119,8 +119,8 @@ def test_runs_do_not_share_state(pool: WorkerPool) -> None:
     # Each run is a fresh fork: a global change in one run is gone in the next one, and it
     # never reaches this process.
     assert pool.run("torch.set_default_dtype(torch.float64)\nx = torch.ones(1)\n") \
-        .variables["x"]["dtype"] == "torch.float64"
-    assert pool.run("x = torch.ones(1)\n").variables["x"]["dtype"] == "torch.float32"
+        .variables["x"].dtype == "torch.float64"
+    assert pool.run("x = torch.ones(1)\n").variables["x"].dtype == "torch.float32"
     assert torch.get_default_dtype() == torch.float32
 
 
@@ -128,9 +128,9 @@ def test_memory_exhaustion_stays_in_the_child(pool: WorkerPool) -> None:
     address_space = resource.getrlimit(resource.RLIMIT_AS)
     trace = pool.run("a = 1\nx = torch.ones(20000, 20000)\n")  # 1.6 GB, over the 1 GiB cap
     assert trace.error is not None
-    assert (trace.error["type"], trace.error["line"]) == ("MemoryLimit", 2)
-    assert "memory limit" in trace.error["message"]
-    assert trace.variables["a"]["values"] == 1  # what ran before is still described
+    assert (trace.error.type, trace.error.line) == ("MemoryLimit", 2)
+    assert "memory limit" in trace.error.message
+    assert trace.variables["a"].values == 1  # what ran before is still described
     peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     assert peak_kib < 1_500_000, "the 1.6 GB tensor must not have been made in this process"
     assert resource.getrlimit(resource.RLIMIT_AS) == address_space  # the cap is the child's
@@ -153,8 +153,8 @@ def test_bad_program_fails_cleanly(pool: WorkerPool, code: str, kind: str, reaso
     trace = pool.run(code)
     elapsed = time.monotonic() - started
     assert trace.ok is False and trace.error is not None
-    assert trace.error["type"] == kind
-    assert reason in trace.error["message"]
+    assert trace.error.type == kind
+    assert reason in trace.error.message
     assert elapsed < TIME_S + 3
     assert_works(pool)
 
@@ -165,8 +165,8 @@ def test_uninterruptible_run_is_killed(pool: WorkerPool) -> None:
     trace = pool.run("a = 1\ntorch.ones(1).expand(2**62).sum()\n")
     assert TIME_S <= time.monotonic() - started < TIME_S + 1.5  # the deadline: limit + 1 s
     assert trace.error is not None
-    assert trace.error["type"] == "TimeLimit"
-    assert "stopped after 2 s" in trace.error["message"]
+    assert trace.error.type == "TimeLimit"
+    assert "stopped after 2 s" in trace.error.message
     # The child was killed, not left spinning: only the zygote remains.
     assert wait_until(lambda: run_processes(pool) == [])
     assert_works(pool)
@@ -189,7 +189,7 @@ def test_concurrent_runs(pool: WorkerPool) -> None:
         traces = list(threads.map(pool.run, codes))
     assert [t.ok for t in traces] == [True] * 4
     assert [t.stdout for t in traces] == [f"{n}\n" for n in range(4)]
-    assert [t.variables["x"]["grad"] for t in traces] == [[2.0 * n] * 2 for n in range(4)]
+    assert [t.variables["x"].grad for t in traces] == [[2.0 * n] * 2 for n in range(4)]
 
 
 def test_server_secrets_do_not_reach_the_zygote(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -332,7 +332,7 @@ def test_a_run_that_streams_progress_until_its_deadline_is_heard_and_ends_on_tim
     trace = pool.run("x = torch.ones(2, requires_grad=True)\nfor i in range(10**9):\n"
                      "    (x * x).sum().backward()\n", limits=limits, on_progress=heard.append)
     assert time.monotonic() - started <= limits.time_s + GRACE_S + 0.25
-    assert trace.error is not None and trace.error["type"] == "TimeLimit", trace.error
+    assert trace.error is not None and trace.error.type == "TimeLimit", trace.error
     assert 5 <= len(heard) <= PROGRESS_PER_S * limits.time_s + 1
-    assert all(update["kind"] == "backward" and "x" in update["grad_norms"] for update in heard)
+    assert all(update.kind == "backward" and "x" in update.grad_norms for update in heard)
     assert_works(pool)

@@ -59,13 +59,13 @@ def serve(pool: WorkerPool, code: str, limits: Limits | None = None,
     started = time.perf_counter()
     trace = pool.run(code, limits=limits)
     served = Served(run=time.perf_counter() - started, in_child=trace.elapsed_ms / 1000,
-                    error=trace.error["type"] if trace.error else None,
+                    error=trace.error.type if trace.error else None,
                     calls=len(trace.losses))
-    calls = [c for c in trace.backward if "graph" in c and c["steps"]]
-    graph = trace.graphs[calls[-1]["graph"]] if calls else trace.graph
-    if graph is None or not graph.get("dot"):
+    calls = [c for c in trace.backward if c.graph is not None and c.steps]
+    graph = trace.graphs[calls[-1].graph] if calls else trace.graph
+    if graph is None or not graph.dot:
         return served
-    served.nodes = len(graph["nodes"])
+    served.nodes = len(graph.nodes)
     t = time.perf_counter()
     if not calls:
         shown = view(graph, collapse=collapse)
@@ -75,7 +75,7 @@ def serve(pool: WorkerPool, code: str, limits: Limits | None = None,
         served.layout = time.perf_counter() - t
         return served
     call = calls[-1]
-    shown = view(graph, call["roots"], show_saved=False, show_attrs=False, collapse=collapse)
+    shown = view(graph, call.roots, show_saved=False, show_attrs=False, collapse=collapse)
     served.view = time.perf_counter() - t
     t = time.perf_counter()
     layout, picture = positions(shown.dot, timeout_s=120), svg(shown.dot, timeout_s=120)
@@ -88,7 +88,7 @@ def serve(pool: WorkerPool, code: str, limits: Limits | None = None,
     spec = pio.to_json(figure(call, layout, picture, shown.groups, at=0).to_dict(),
                        validate=False)
     served.animation = time.perf_counter() - t
-    served.steps, served.animation_bytes = len(call["steps"]), len(spec.encode())
+    served.steps, served.animation_bytes = len(call.steps), len(spec.encode())
     return served
 
 

@@ -54,7 +54,7 @@ def _ran(path: Path, expected: str | None, trace: Ran) -> list[Problem]:
     if error is None:
         return [] if expected is None else [Problem(path, None, "no_error",
                                                     (("expected", expected),))]
-    if expected is not None and expected in error["message"]:
+    if expected is not None and expected in error.message:
         return []
-    return [Problem(path, error.get("line"), "stopped",
-                    (("error", f"{error['type']}: {error['message']}"),))]
+    return [Problem(path, error.line, "stopped",
+                    (("error", f"{error.type}: {error.message}"),))]

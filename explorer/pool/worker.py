@@ -29,7 +29,6 @@ import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from explorer.pool.results import MAX_BYTES, Results
 from explorer.safety import box, confine
@@ -37,6 +36,7 @@ from explorer.safety.limits import Limits, time_message
 from explorer.serve.hosting import settings
 from explorer.trace import Trace, failure, refused
 from explorer.trace.check import BadResult, progress
+from explorer.trace.schema import Summary
 from explorer.trace.wire import (
     MAX_PROGRESS_BYTES,
     MAX_RESULT_BYTES,
@@ -54,7 +54,7 @@ from explorer.trace.wire import (
 STARTUP_S = 120.0  # importing PyTorch on a cold machine
 GRACE_S = 1.0  # past the time limit, the child's own clock had its chance: kill it
 PROGRESS_PER_S = 20  # progress updates a run sends: explorer.record.backward waits 50 ms between
-Progress = Callable[[dict[str, Any]], None]
+Progress = Callable[[Summary], None]
 # What a child may see of the server's environment: no tokens, keys or passwords.
 KEPT_ENV = ("PATH", "LANG", "LC_ALL", "TZ", "CUDA_VISIBLE_DEVICES", "LD_LIBRARY_PATH")
 LOG = logging.getLogger(__name__)
@@ -126,7 +126,7 @@ class WorkerPool:
             place = None if self.locked else f"run-{uuid.uuid4().hex}"
             job = job_message(code, device, limits, seed, self.threads, keep, place)
             trace, ending = self._run(job, place, device, limits, on_progress)
-            if trace.error and trace.error["type"] == "WorkerCrashed" and self._zygote_died():
+            if trace.error and trace.error.type == "WorkerCrashed" and self._zygote_died():
                 ending()  # a dying zygote: once more
                 ending = _nothing  # ended: never twice (its pidfd's number may be reused)
                 trace, ending = self._run(job, place, device, limits, on_progress)

@@ -33,6 +33,7 @@ from explorer.record.graph import Ids, record
 from explorer.record.modules import Modules
 from explorer.record.snapshot import leading_block, tensor_values
 from explorer.safety.sandbox import FILENAME
+from explorer.trace.schema import Call, EngineStep, Gradient, Graph, LeafGrad, Summary
 
 FIRST = 10  # a program's first backward calls recorded in full; later, 2 * FIRST, 4 * FIRST…
 VALUES = 100  # values kept per gradient tensor
@@ -51,8 +52,8 @@ class Recorder:
     """Wraps the autograd entry points for one run; `calls` holds what each call did."""
 
     def __init__(self, variables: Callable[[], dict[str, Any]], ids: Ids, modules: Modules,
-                 graphs: list[dict[str, Any]], max_nodes: int, keep: tuple[int, ...] = (),
-                 progress: Callable[[dict[str, Any]], None] | None = None) -> None:
+                 graphs: list[Graph], max_nodes: int, keep: tuple[int, ...] = (),
+                 progress: Callable[[Summary], None] | None = None) -> None:
         self.variables = variables
         self.ids = ids
         self.modules = modules
@@ -60,11 +61,12 @@ class Recorder:
         self.max_nodes = max_nodes
         self.keep = set(keep)  # call numbers recorded in full whatever their place
         self.progress = progress
-        self.calls: list[dict[str, Any]] = []
-        self.summaries: list[dict[str, Any]] = []  # every call: its value and gradient norms
+        self.calls: list[Call] = []
+        self.summaries: list[Summary] = []  # every call: its value and gradient norms
         self.count = 0
         self._busy = False
         self._names: dict[int, list[str]] = {}
+        self._norms: dict[str, float] = {}  # the call's leaves' gradient norms, by name
         self._told = 0.0
         self.batched = 0  # calls on gradients batched by vmap: run, not replayed
 
@@ -106,27 +108,27 @@ class Recorder:
                 kwargs: dict[str, Any], roots: tuple[torch.Tensor, ...],
                 vector: tuple[Any, ...]) -> Any:
         self.count += 1
-        call: dict[str, Any] = {"call": self.count, "kind": kind, "steps": [], "leaf_grads": []}
         variables = self.variables()
-        self._names = {}
+        self._names, self._norms = {}, {}
         for name, value in variables.items():
             self._names.setdefault(id(value), []).append(name)
         value = roots[0] if len(roots) == 1 and roots[0].numel() == 1 else None
-        call["value"] = _scalar(value) if value is not None else None
+        call = Call(call=self.count, kind=kind, steps=[], leaf_grads=[], roots=[], root=None,
+                    vector=None, value=_scalar(value) if value is not None else None)
         full = self._in_full(self.count)
         if full:
             named = {id(v) for v in variables.values()}
             extra = {f"root {i}": r for i, r in enumerate(roots) if id(r) not in named}
             graph = record(variables | extra, self.ids, self.max_nodes, self.modules)
-            if graph is not None and graph.get("dot"):
+            if graph is not None and graph.dot:
                 if not self.graphs or self.graphs[-1] != graph:
                     self.graphs.append(graph)
-                call["graph"] = len(self.graphs) - 1
-            call["roots"] = [self.ids.of_tensor(r) for r in roots]  # output nodes of the graph
-            call["root"] = call["roots"][0] if call["roots"] else None
-            call["vector"] = _vector(roots, vector)
-            if call["vector"] is not None:
-                call["jacobian"], call["jacobian_reason"] = None, NO_JACOBIAN
+                call.graph = len(self.graphs) - 1
+            call.roots = [self.ids.of_tensor(r) for r in roots]  # output nodes of the graph
+            call.root = call.roots[0] if call.roots else None
+            call.vector = _vector(roots, vector)
+            if call.vector is not None:
+                call.jacobian_reason = NO_JACOBIAN
         with ExitStack() as hooks:
             self._hook(roots, call, hooks, full)
             try:
@@ -139,7 +141,7 @@ class Recorder:
         times, rest = divmod(number, FIRST)
         return number <= FIRST or number in self.keep or (rest == 0 and times & (times - 1) == 0)
 
-    def _hook(self, roots: tuple[torch.Tensor, ...], call: dict[str, Any],
+    def _hook(self, roots: tuple[torch.Tensor, ...], call: Call,
               hooks: ExitStack, full: bool) -> None:
         """Hooks on every leaf's .grad, and (`full`) pre- and post-hooks on every node behind
         the roots."""
@@ -159,44 +161,43 @@ class Recorder:
                     self._leaf_hook(call, node, full)).remove)
             stack.extend(u for u, _ in node.next_functions if u is not None)
 
-    def _node_hooks(self, node: Any, call: dict[str, Any]) -> tuple[Callable[..., None],
-                                                                     Callable[..., None]]:
+    def _node_hooks(self, node: Any, call: Call) -> tuple[Callable[..., None],
+                                                          Callable[..., None]]:
         """The engine calls `before` as it starts `node` and `after` once it has run."""
         sid = self.ids.of_fn(node)
         targets = [self.ids.of_fn(u) if u is not None else None for u, _ in node.next_functions]
-        step: dict[str, Any] = {}
 
         def before(grad_outputs: tuple[Any, ...]) -> None:
-            step.clear()
-            step.update(node=sid, name=type(node).__name__,
-                        grad_outputs=[_grad(g) for g in grad_outputs],
-                        grad_inputs=[])
-            call["steps"].append(dict(step))
+            call.steps.append(EngineStep(node=sid, name=type(node).__name__,
+                                         grad_outputs=[_grad(g) for g in grad_outputs],
+                                         grad_inputs=[]))
 
         def after(grad_inputs: tuple[Any, ...], grad_outputs: tuple[Any, ...]) -> None:
-            call["steps"][-1]["grad_inputs"] = [
-                None if g is None else dict(_grad(g) or {}, to=to)
-                for g, to in zip(grad_inputs, targets, strict=False)]
+            call.steps[-1].grad_inputs = [_grad(g, to) for g, to in
+                                          zip(grad_inputs, targets, strict=False)]
 
         return before, after
 
-    def _leaf_hook(self, call: dict[str, Any], node: Any,
-                   full: bool) -> Callable[[torch.Tensor], None]:
+    def _leaf_hook(self, call: Call, node: Any, full: bool) -> Callable[[torch.Tensor], None]:
         def written(leaf: torch.Tensor) -> None:  # `.grad` may be None: a hook of the program's
-            call["leaf_grads"].append({"node": self.ids.of_fn(node),
-                                       "leaf": self.ids.of_tensor(leaf),
-                                       "names": self._names.get(id(leaf), []),
-                                       "after": len(call["steps"]),
-                                       "grad": (_grad if full else _norm)(leaf.grad)})
+            names = self._names.get(id(leaf), [])
+            if full:
+                grad = _grad(leaf.grad)
+                call.leaf_grads.append(LeafGrad(
+                    node=self.ids.of_fn(node), leaf=self.ids.of_tensor(leaf), names=names,
+                    after=len(call.steps), grad=grad))
+                norm = None if grad is None else grad.norm
+            else:
+                norm = _norm(leaf.grad)
+            if norm is not None:  # a hook may clear .grad
+                self._norms[" = ".join(names) or self.ids.of_tensor(leaf)] = norm
         return written
 
-    def _keep(self, call: dict[str, Any], full: bool) -> None:
+    def _keep(self, call: Call, full: bool) -> None:
         """Summarise every call and keep those recorded in full; tell the progress listener
         now and then (at most 20 times a second)."""
-        norms = {" = ".join(g["names"]) or g["leaf"]: g["grad"]["norm"]
-                 for g in call["leaf_grads"] if g["grad"] is not None}  # a hook may clear .grad
-        summary = {"call": call["call"], "kind": call["kind"], "value": call["value"],
-                   "grad_norms": norms}
+        summary = Summary(call=call.call, kind=call.kind, value=call.value,
+                          grad_norms=self._norms)
         self.summaries.append(summary)
         if full:
             self.calls.append(call)
@@ -235,15 +236,16 @@ def _scalar(t: torch.Tensor) -> float | None:
     return float(value.real) if isinstance(value, complex) else float(value)
 
 
-def _grad(g: Any) -> dict[str, Any] | None:
-    """A gradient as plain data: shape, device, statistics, and a copy of its leading values
-    (turned into lists by `finish`, only for the calls kept in full). Sparse gradients are
-    described by a dense copy; what cannot be copied keeps its metadata only."""
+def _grad(g: Any, to: str | None = None) -> Gradient | None:
+    """A gradient as plain data (`to`: the node it goes to): shape, device, statistics, and a
+    copy of its leading values (turned into lists by `finish`, only for the calls kept in
+    full). Sparse gradients are described by a dense copy; what cannot be copied keeps its
+    metadata only."""
     if not isinstance(g, torch.Tensor):
         return None
-    info: dict[str, Any] = {"shape": [] if g.is_nested else list(g.shape), "dtype": str(g.dtype),
-                            "device": str(g.device), "values": None, "truncated": True,
-                            "norm": 0.0, "max_abs": 0.0}
+    info = Gradient(shape=[] if g.is_nested else list(g.shape), dtype=str(g.dtype),
+                    device=str(g.device), values=None, truncated=True, norm=0.0, max_abs=0.0,
+                    to=to)
     try:
         dense = _dense(g)
         block = leading_block(dense, VALUES).clone()
@@ -251,19 +253,20 @@ def _grad(g: Any) -> dict[str, Any] | None:
         biggest = float(dense.abs().max()) if dense.numel() else 0.0
     except Exception:  # noqa: BLE001 - no data (meta), no dense form: a hook must never raise
         return info
-    return info | {"values": block, "truncated": block.numel() < g.numel(), "norm": norm,
-                   "max_abs": biggest}
+    info.values, info.truncated, info.norm, info.max_abs = (
+        block, block.numel() < g.numel(), norm, biggest)
+    return info
 
 
-def _norm(g: Any) -> dict[str, float] | None:
+def _norm(g: Any) -> float | None:
     """A gradient's 2-norm alone (None for no tensor; 0 for no data): a call not recorded in
     full pays for this and nothing else."""
     if not isinstance(g, torch.Tensor):
         return None
     try:
-        return {"norm": _summed_norm(_dense(g))}
+        return _summed_norm(_dense(g))
     except Exception:  # noqa: BLE001 - no data (meta), no dense form: a hook must never raise
-        return {"norm": 0.0}
+        return 0.0
 
 
 def _dense(g: torch.Tensor) -> torch.Tensor:
@@ -285,14 +288,14 @@ def _summed_norm(dense: torch.Tensor) -> float:
     return float(torch.linalg.vector_norm(dense, dtype=wide))
 
 
-def finish(calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def finish(calls: list[Call]) -> list[Call]:
     """The kept calls with their gradients' values as nested lists (plain data)."""
     grads = [g for call in calls for g in (
-        *(x for step in call["steps"] for x in (*step["grad_outputs"], *step["grad_inputs"])),
-        *(leaf["grad"] for leaf in call["leaf_grads"])) if g is not None]
+        *(x for step in call.steps for x in (*step.grad_outputs, *step.grad_inputs)),
+        *(leaf.grad for leaf in call.leaf_grads)) if g is not None]
     for g in grads:
-        if isinstance(g["values"], torch.Tensor):
-            g["values"] = tensor_values(g["values"], VALUES)[0]
+        if isinstance(g.values, torch.Tensor):
+            g.values = tensor_values(g.values, VALUES)[0]
     return calls
 
 

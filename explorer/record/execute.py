@@ -31,6 +31,7 @@ from explorer.safety.guards import Guards, Output, names_a_date, unrepeatable_re
 from explorer.safety.limits import LimitExceeded, Limits, TimeLimit, memory_message, time_message
 from explorer.safety.sandbox import FILENAME
 from explorer.trace import Step, Trace, error_info, failure
+from explorer.trace.schema import Error, Summary
 
 # Errors of the place and the moment, not of the program: a run that ends so may not repeat.
 UNREPEATABLE = frozenset({"TimeLimit", "MemoryLimit", "MemoryError"})
@@ -39,7 +40,7 @@ OOM_WORDS = ("can't allocate memory", "not enough memory", "out of memory", "CUD
 
 def execute(code: str, *, device: str = "cpu", limits: Limits = Limits(),
             seed: int | None = 0, keep: tuple[int, ...] = (),
-            progress: Callable[[dict[str, Any]], None] | None = None) -> Trace:
+            progress: Callable[[Summary], None] | None = None) -> Trace:
     """Check and run `code`, returning its Trace; never raises for anything the code does.
 
     `keep`: backward calls to record in full besides the first ten and calls 20, 40, 80…;
@@ -88,7 +89,7 @@ def execute(code: str, *, device: str = "cpu", limits: Limits = Limits(),
             trace.ok = False
             trace.error = _describe_error(error, line, limits)
     trace.backward, trace.losses = finish(recorder.calls), recorder.summaries
-    packed = any(graph.get("packed") for graph in trace.graphs)
+    packed = any(graph.packed for graph in trace.graphs)
     trace.keep_shown_graphs()  # a training loop draws one per call, most calls not kept
     if recorder.count > len(recorder.calls):
         trace.notes.append(f"The program ran backward {recorder.count:,} times. Every call's "
@@ -118,7 +119,7 @@ def execute(code: str, *, device: str = "cpu", limits: Limits = Limits(),
         trace.notes.append("The variables could not be described after the error.")
     trace.elapsed_ms = (time.perf_counter() - started) * 1000
     trace.repeatable = (seed is not None and unrepeatable_reached() == reached
-                        and not (trace.error and trace.error["type"] in UNREPEATABLE)
+                        and not (trace.error and trace.error.type in UNREPEATABLE)
                         and not names_a_date(program.tree))
     return trace
 
@@ -159,7 +160,7 @@ def _clock(limits: Limits) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
-def _describe_error(error: BaseException, line: int, limits: Limits) -> dict[str, Any]:
+def _describe_error(error: BaseException, line: int, limits: Limits) -> Error:
     line = _program_line(error) or line
     message = str(error)
     if isinstance(error, LimitExceeded):

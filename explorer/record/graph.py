@@ -42,6 +42,7 @@ from torchviz.dot import SAVED_PREFIX, resize_graph
 from explorer.record.modules import Modules, Names
 from explorer.record.snapshot import version
 from explorer.trace.graph_view import COLOURS, FREED, MODIFIED, NODE_ATTR, edge_line, node_line
+from explorer.trace.schema import Edge, Graph, Node
 from explorer.trace.wire import uncollected
 
 PACKED = "packed by the program's saved-tensor hooks: not read, as that would run its unpack hook"
@@ -84,7 +85,7 @@ class TooBig(Exception):
 
 
 def record(variables: dict[str, Any], ids: Ids, max_nodes: int,
-           modules: Modules | None = None) -> dict[str, Any] | None:
+           modules: Modules | None = None) -> Graph | None:
     """The graph behind the tensor variables, or None when no variable takes part in one;
     with `modules`, each node made by a module call or holding a parameter names its module
     (`module`), and a parameter is labelled by its path (`model.fc1.weight`)."""
@@ -104,8 +105,8 @@ def record(variables: dict[str, Any], ids: Ids, max_nodes: int,
         with uncollected():
             return drawing.draw(roots.values())
     except TooBig:
-        return {"dot": None, "nodes": [], "edges": [],
-                "note": f"The graph has more than {max_nodes:,} nodes; it is not drawn."}
+        return Graph(dot=None, nodes=[], edges=[],
+                     note=f"The graph has more than {max_nodes:,} nodes; it is not drawn.")
 
 
 class _Drawing:
@@ -122,20 +123,20 @@ class _Drawing:
         self.dot = Digraph(node_attr=NODE_ATTR, graph_attr=dict(size="12,12"))
         self.seen: set[int] = set()
         self.keep: list[Any] = []  # objects whose id() is in `seen` stay alive until the end
-        self.nodes: dict[str, dict[str, Any]] = {}
-        self.edges: list[dict[str, Any]] = []
+        self.nodes: dict[str, Node] = {}
+        self.edges: list[Edge] = []
         self.packed = False  # a saved tensor was left unread: saved-tensor hooks packed it
         self.saved_variables: dict[str, torch.Tensor] = {}  # id -> a variable a node saved
 
-    def draw(self, roots: Any) -> dict[str, Any]:
+    def draw(self, roots: Any) -> Graph:
         for t in roots:
             self._base_tensor(t)
         for sid, var in self.saved_variables.items():  # a saved leaf no walk drew
             if sid not in self.nodes:
                 self._tensor_node(sid, var, self._label(var), _kind(var, "output"))
         resize_graph(self.dot)
-        graph = {"dot": self.dot.source, "nodes": list(self.nodes.values()), "edges": self.edges}
-        return graph | ({"packed": True} if self.packed else {})
+        return Graph(dot=self.dot.source, nodes=list(self.nodes.values()), edges=self.edges,
+                     packed=True if self.packed else None)
 
     def _mark(self, obj: Any) -> bool:
         """True the first time `obj` is met."""
@@ -184,11 +185,10 @@ class _Drawing:
             self._tensor_node(var_sid, variable, self._label(variable), "leaf")
             self._edge(var_sid, sid, "grad")
         self.dot.body.append(node_line(sid, label, {}))
-        self.nodes[sid] = {"id": sid, "kind": "backward", "label": label,
-                           "name": type(fn).__name__, "saved": saved,
-                           "custom": isinstance(fn, torch.autograd.function.BackwardCFunction)}
-        if (module := self.paths.of_node(fn)) is not None:
-            self.nodes[sid]["module"] = module
+        self.nodes[sid] = Node(
+            id=sid, kind="backward", label=label, name=type(fn).__name__, saved=saved,
+            custom=isinstance(fn, torch.autograd.function.BackwardCFunction),
+            module=self.paths.of_node(fn))
         for u, _ in getattr(fn, "next_functions", ()):
             if u is not None:
                 self._edge(self.ids.of_fn(u), sid, "grad")
@@ -258,7 +258,7 @@ class _Drawing:
         if var is None:
             self._tensor_node(t_sid, t, self._label(t, None if custom else label), "saved")
             if custom:
-                self.nodes[t_sid]["custom"] = True  # torchviz always shows these
+                self.nodes[t_sid].custom = True  # torchviz always shows these
 
     def _variable(self, t: torch.Tensor) -> torch.Tensor | None:
         """The variable `t` is: itself if it is a leaf that requires grad or a named tensor;
@@ -287,19 +287,17 @@ class _Drawing:
 
     def _tensor_node(self, sid: str, t: torch.Tensor, label: str, kind: str) -> None:
         self.dot.body.append(node_line(sid, label, {"fillcolor": COLOURS[kind]}))
-        self.nodes[sid] = {
-            "id": sid, "kind": kind, "label": label, "colour": COLOURS[kind],
-            "names": self.names[id(t)].split(" = ") if id(t) in self.names else [],
-            "shape": _shape(t), "dtype": str(t.dtype),
-            "device": str(t.device), "requires_grad": t.requires_grad, "is_leaf": t.is_leaf,
-            "grad_fn": type(t.grad_fn).__name__ if t.grad_fn is not None else None,
-            "version": version(t)}
-        if kind == "leaf" and (module := self.paths.of_param(t)[1]) is not None:
-            self.nodes[sid]["module"] = module
+        self.nodes[sid] = Node(
+            id=sid, kind=kind, label=label, colour=COLOURS[kind],
+            names=self.names[id(t)].split(" = ") if id(t) in self.names else [],
+            shape=_shape(t), dtype=str(t.dtype), device=str(t.device),
+            requires_grad=t.requires_grad, is_leaf=t.is_leaf,
+            grad_fn=type(t.grad_fn).__name__ if t.grad_fn is not None else None,
+            version=version(t), module=self.paths.of_param(t)[1] if kind == "leaf" else None)
 
     def _edge(self, src: str, dst: str, kind: str, **attrs: str) -> None:
         self.dot.body.append(edge_line(src, dst, attrs))
-        self.edges.append({"src": src, "dst": dst, "kind": kind, "attrs": attrs})
+        self.edges.append(Edge(src=src, dst=dst, kind=kind, attrs=attrs))
 
 
 def _saved_attrs(fn: Any) -> list[str]:

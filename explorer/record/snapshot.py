@@ -1,4 +1,4 @@
-"""Describe a program's variables as plain data: what a Snapshot holds for each name.
+"""Describe a program's variables as plain data: a Variable (explorer.trace.schema) each.
 
 A tensor becomes its metadata (shape, dtype, device, autograd state, version counter, where
 its data lives) plus its values and `.grad`, capped: tensors and arrays larger than the cap
@@ -17,6 +17,7 @@ import numpy as np
 import torch
 
 from explorer.safety.sandbox import USER_MODULE
+from explorer.trace.schema import Variable
 
 
 class _Repr(reprlib.Repr):
@@ -36,7 +37,7 @@ _repr.maxstring = _repr.maxother = 200
 _repr.maxlist = _repr.maxtuple = _repr.maxdict = _repr.maxset = 20
 
 
-def snapshot(namespace: dict[str, Any], cap: int) -> dict[str, dict[str, Any]]:
+def snapshot(namespace: dict[str, Any], cap: int) -> dict[str, Variable]:
     """Every user variable in `namespace`, described; modules and library classes left out."""
     described = {}
     for name, value in namespace.items():
@@ -48,26 +49,26 @@ def snapshot(namespace: dict[str, Any], cap: int) -> dict[str, dict[str, Any]]:
     return described
 
 
-def describe(value: Any, cap: int) -> dict[str, Any] | None:
+def describe(value: Any, cap: int) -> Variable | None:
     """Plain data for one value, or None for what is not the program's own (modules...)."""
     if isinstance(value, torch.Tensor):
         try:
             return _tensor(value, cap)
         except RuntimeError as error:  # a nested tensor has no sizes: what can be told
-            return {"kind": "tensor", "shape": [], "dtype": str(value.dtype),
-                    "device": str(value.device), "requires_grad": value.requires_grad,
-                    "is_leaf": value.is_leaf, "grad_fn": None, "version": None, "numel": 0,
-                    "is_view": False, "retains_grad": False, "grad": None, "truncated": True,
-                    "values": f"<values unavailable: {type(error).__name__}>"}
+            return Variable(kind="tensor", shape=[], dtype=str(value.dtype),
+                            device=str(value.device), requires_grad=value.requires_grad,
+                            is_leaf=value.is_leaf, numel=0, is_view=False,
+                            retains_grad=False, truncated=True,
+                            values=f"<values unavailable: {type(error).__name__}>")
     if isinstance(value, np.ndarray):
         return _array(value, cap)
     if isinstance(value, bool | int | float | complex | np.number | np.bool_):
-        return {"kind": "bool" if isinstance(value, bool | np.bool_) else "number",
-                "type": type(value).__name__, "values": _number(value)}
+        return Variable(kind="bool" if isinstance(value, bool | np.bool_) else "number",
+                        type=type(value).__name__, values=_number(value))
     if isinstance(value, str):
-        return {"kind": "str", "values": value[:cap], "truncated": len(value) > cap}
+        return Variable(kind="str", values=value[:cap], truncated=len(value) > cap)
     if isinstance(value, torch.device | torch.dtype):
-        return {"kind": type(value).__name__, "values": str(value)}
+        return Variable(kind=type(value).__name__, values=str(value))
     if isinstance(value, types.ModuleType) or (
             isinstance(value, type) and value.__module__ != USER_MODULE):
         return None
@@ -75,7 +76,7 @@ def describe(value: Any, cap: int) -> dict[str, Any] | None:
             else "function" if callable(value) else "object")
     if isinstance(value, list | tuple | dict | set | frozenset | torch.Size):
         kind = "size" if isinstance(value, torch.Size) else type(value).__name__
-    return {"kind": kind, "type": type(value).__name__, "values": _short_repr(value)}
+    return Variable(kind=kind, type=type(value).__name__, values=_short_repr(value))
 
 
 def version(t: torch.Tensor) -> int | None:
@@ -90,33 +91,29 @@ def _short_repr(value: Any) -> str:
         return f"<{type(value).__name__}: repr failed: {error}>"
 
 
-def _tensor(t: torch.Tensor, cap: int) -> dict[str, Any]:
-    info: dict[str, Any] = {
-        "kind": "tensor", "shape": list(t.shape), "dtype": str(t.dtype),
-        "device": str(t.device), "requires_grad": t.requires_grad, "is_leaf": t.is_leaf,
-        "grad_fn": type(t.grad_fn).__name__ if t.grad_fn is not None else None,
-        "version": version(t), "numel": t.numel(), "is_view": t._base is not None,
-        "retains_grad": t.retains_grad,
-    }
+def _tensor(t: torch.Tensor, cap: int) -> Variable:
+    values, truncated = tensor_values(t, cap)
+    info = Variable(
+        kind="tensor", shape=list(t.shape), dtype=str(t.dtype), device=str(t.device),
+        requires_grad=t.requires_grad, is_leaf=t.is_leaf,
+        grad_fn=type(t.grad_fn).__name__ if t.grad_fn is not None else None,
+        version=version(t), numel=t.numel(), is_view=t._base is not None,
+        retains_grad=t.retains_grad, values=values, truncated=truncated,
+        norm=_norm(t) if truncated else None)
     if t.layout == torch.strided and t.device.type != "meta":
         try:
             strides, ptr = list(t.stride()), t.data_ptr()
         except RuntimeError:  # no storage: a tensor that escaped from vmap...
             pass
         else:
-            info.update(strides=strides, data_ptr=ptr,
-                        memory=_extent(ptr, list(t.shape), strides, t.element_size()))
-    info["values"], info["truncated"] = tensor_values(t, cap)
-    if info["truncated"] and (norm := _norm(t)) is not None:
-        info["norm"] = norm
+            info.strides, info.data_ptr = strides, ptr
+            info.memory = _extent(ptr, list(t.shape), strides, t.element_size())
     with warnings.catch_warnings():  # reading .grad of a non-leaf warns; the lesson shows it
         warnings.simplefilter("ignore")
         grad = t.grad
-    info["grad"] = None
     if grad is not None:
-        info["grad"], cut = tensor_values(grad, cap)
-        if cut and (norm := _norm(grad)) is not None:
-            info["grad_norm"] = norm
+        info.grad, cut = tensor_values(grad, cap)
+        info.grad_norm = _norm(grad) if cut else None
     return info
 
 
@@ -135,14 +132,14 @@ def _norm(t: torch.Tensor) -> float | None:
     return norm if math.isfinite(norm) else None
 
 
-def _array(a: np.ndarray, cap: int) -> dict[str, Any]:
+def _array(a: np.ndarray, cap: int) -> Variable:
     ptr = a.__array_interface__["data"][0]
     strides = [s // a.itemsize for s in a.strides] if a.itemsize else list(a.strides)
     values, truncated = tensor_values(a, cap)
-    return {"kind": "ndarray", "shape": list(a.shape), "dtype": str(a.dtype), "device": "cpu",
-            "numel": int(a.size), "strides": strides, "data_ptr": ptr,
-            "memory": _extent(ptr, list(a.shape), strides, a.itemsize),
-            "writeable": bool(a.flags.writeable), "values": values, "truncated": truncated}
+    return Variable(kind="ndarray", shape=list(a.shape), dtype=str(a.dtype), device="cpu",
+                    numel=int(a.size), strides=strides, data_ptr=ptr,
+                    memory=_extent(ptr, list(a.shape), strides, a.itemsize),
+                    writeable=bool(a.flags.writeable), values=values, truncated=truncated)
 
 
 def _extent(ptr: int, shape: list[int], strides: list[int], itemsize: int) -> list[int]:

@@ -14,10 +14,13 @@ import math
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from msgspec.structs import replace
+
 from explorer.trace import Trace
+from explorer.trace.schema import Variable
 from explorer.trace.wire import MAX_RESULT_BYTES, message, parts
 
-Variables = dict[str, dict[str, Any]]
+Variables = dict[str, Variable]
 NOTE_BYTES = 1 << 12  # room kept for the note that says what was thinned
 POINTS = 2_000  # backward calls whose loss and gradient norms a thinned record keeps
 
@@ -127,13 +130,11 @@ def _last_values(trace: Trace) -> str | None:
 def _last_call_values(trace: Trace) -> str | None:
     cut = False
     for call in trace.backward:
-        grads = [g for step in call["steps"] for g in (*step["grad_outputs"],
-                                                       *step["grad_inputs"])]
-        grads += [leaf["grad"] for leaf in call["leaf_grads"]]
+        grads = [g for step in call.steps for g in (*step.grad_outputs, *step.grad_inputs)]
+        grads += [leaf.grad for leaf in call.leaf_grads]
         for grad in grads:
-            if grad is not None and isinstance(grad["values"], list) and _count(
-                    grad["values"]) > 10:
-                grad["values"], grad["truncated"], cut = _leading(grad["values"], 10), True, True
+            if grad is not None and isinstance(grad.values, list) and _count(grad.values) > 10:
+                grad.values, grad.truncated, cut = _leading(grad.values, 10), True, True
     return "the replayed gradients keep their first 10 values and their norm" if cut else None
 
 
@@ -158,20 +159,20 @@ def _cut(variables: Variables, cap: int) -> Variables:
     return variables if all(cut[name] is info for name, info in variables.items()) else cut
 
 
-def _cut_one(info: dict[str, Any], cap: int) -> dict[str, Any]:
+def _cut_one(info: Variable, cap: int) -> Variable:
     """One variable cut so (`info` itself if nothing is). A `.grad` is cut only if its norm
     can be said: that it has one is what tells a page it was cut (explorer.views.present)."""
-    values, grad = info["values"], info.get("grad")
+    values, grad = info.values, info.grad
     cut: dict[str, Any] = {}
-    if info["kind"] in ("tensor", "ndarray") and isinstance(values, list) and (
+    if info.kind in ("tensor", "ndarray") and isinstance(values, list) and (
             _count(values) > cap):
         cut["values"], cut["truncated"] = _leading(values, cap), True
-        if not info["truncated"] and (norm := _norm(values)) is not None:
+        if not info.truncated and (norm := _norm(values)) is not None:
             cut["norm"] = norm
-    if info["kind"] == "tensor" and isinstance(grad, list) and _count(grad) > cap and (
-            norm := info.get("grad_norm", _norm(grad))) is not None:
+    if info.kind == "tensor" and isinstance(grad, list) and _count(grad) > cap and (
+            norm := info.grad_norm if info.grad_norm is not None else _norm(grad)) is not None:
         cut["grad"], cut["grad_norm"] = _leading(grad, cap), norm
-    return info | cut if cut else info
+    return replace(info, **cut) if cut else info
 
 
 def _leading(values: list[Any], cap: int) -> list[Any]:

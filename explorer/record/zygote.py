@@ -33,7 +33,8 @@ from explorer.record.execute import execute
 from explorer.record.thin import fitted
 from explorer.safety import confine
 from explorer.safety.limits import Limits
-from explorer.trace.wire import MAX_PROGRESS_BYTES, recv, send
+from explorer.trace.schema import Summary
+from explorer.trace.wire import MAX_PROGRESS_BYTES, encode, finite, recv, send
 
 MAX_TASKS = 256  # processes and threads of the box's user a run may bring it to
 MAX_FILES = 256  # open files of a run
@@ -146,8 +147,8 @@ def _child(conn: socket.socket, readable: list[str] | None, gpus: list[str],
         job = json.loads(recv(conn, 1 << 24))
         send(conn, b"{}")  # the parent reads this child's pid from the kernel (SO_PASSCRED)
         limits = enter(job, readable, gpus, walls)
-        def progress(update: dict[str, Any]) -> None:  # streamed while the program runs
-            message = json.dumps({"progress": update}).encode()
+        def progress(update: Summary) -> None:  # streamed while the program runs
+            message = encode({"progress": finite(update)})
             if len(message) <= MAX_PROGRESS_BYTES:  # a larger one would end the run
                 send(conn, message, progress=True)
 

@@ -1,22 +1,24 @@
 """The Trace: everything a run produced, as plain data that crosses process boundaries.
 
 One Trace feeds every page. It holds no live tensors or grad_fn objects: its records are the
-dicts typed in explorer.trace.schema (variables made by `explorer.record.snapshot`...), so a
-Trace pickles, and `to_json` is its public form (`python -m explorer run FILE --json`).
+Structs of explorer.trace.schema, read by attribute (variables made by
+`explorer.record.snapshot`...), so a Trace pickles, and `to_json` is its public form
+(`python -m explorer run FILE --json`).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+import msgspec
+
 from explorer.content.explain import explain
 from explorer.safety.limits import Limits
 from explorer.trace import schema
-from explorer.trace.check import BadResult, answer_fields, trace_fields
-from explorer.trace.wire import finite, uncollected
+from explorer.trace.check import BadResult, read_data, read_json
+from explorer.trace.wire import encode, finite, uncollected
 
 Variables = dict[str, schema.Variable]
 
@@ -64,7 +66,7 @@ class Trace:
     @property
     def started(self) -> bool:
         """Did any of the program run? Not when it was refused before its first statement."""
-        return self.error is None or self.error["type"] not in NOT_STARTED or bool(self.steps)
+        return self.error is None or self.error.type not in NOT_STARTED or bool(self.steps)
 
     @property
     def graph(self) -> schema.Graph | None:
@@ -73,55 +75,62 @@ class Trace:
         return None if last is None else self.graphs[last]
 
     def to_dict(self) -> dict[str, Any]:
-        """The Trace as plain data, which it shares (nothing is copied: it is read, once): its
-        public form, typed in explorer.trace.schema, with the format's version."""
+        """The Trace's public form, typed in explorer.trace.schema, with the format's version:
+        its fields by name, its records as they are (shared: nothing is copied)."""
         return {"version": schema.VERSION} | _fields(self) | {
             "steps": [_fields(step) for step in self.steps], "graph": self.graph}
 
     def to_json(self, indent: int | None = None) -> str:
         """The public form as JSON text (a non-finite number as its text: JSON has none)."""
-        return json.dumps(finite(self.to_dict()), indent=indent, ensure_ascii=False)
+        text = encode(finite(self.to_dict()))
+        return (text if indent is None else msgspec.json.format(text, indent=indent)).decode()
 
     @classmethod
     def from_json(cls, text: str | bytes, limits: Limits | None = None) -> Trace:
         """The Trace a run's answer or a saved Trace holds, decoded and checked in one pass
         (explorer.trace.check); a BadResult error Trace if it is none."""
         payload = text.encode(errors="replace") if isinstance(text, str) else text
-        return cls._made(answer_fields, payload, limits)
+        return cls._made(read_json, payload, limits)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], limits: Limits | None = None) -> Trace:
         """The Trace `data` (decoded JSON) describes, checked as `from_json` checks one."""
-        return cls._made(trace_fields, data, limits)
+        return cls._made(read_data, data, limits)
 
     @classmethod
-    def _made(cls, read: Callable[[Any, Limits], dict[str, Any]], data: Any,
+    def _made(cls, read: Callable[[Any, Limits], schema.Answer], data: Any,
               limits: Limits | None) -> Trace:
         """The Trace `read` finds in `data`, checked against what a run under `limits` sends;
         an answer no run makes is a BadResult error Trace. The error's explanation is made
         anew here from its type and message."""
         with uncollected():
             try:
-                fields = read(data, limits or Limits())
+                answer = read(data, limits or Limits())
             except BadResult as error:
                 return refused(str(error))
-        if fields.get("error"):
-            error = fields["error"]
-            fields["error"] = error_info(error["type"], error["message"], error["line"])
-        return cls(**fields | {"steps": [Step(**step) for step in fields.get("steps", [])]})
+        error = answer.error
+        return cls(
+            ok=answer.ok, stdout=answer.stdout, variables=answer.variables,
+            error=None if error is None else error_info(error.type, error.message, error.line),
+            steps=[Step(line=s.line, end_line=s.end_line, output=s.output,
+                        variables=s.variables, graph=s.graph) for s in answer.steps],
+            graphs=answer.graphs,  # made Graphs by the check
+            backward=answer.backward, losses=answer.losses, warnings=answer.warnings,
+            notes=answer.notes, device=answer.device, threads=answer.threads,
+            elapsed_ms=answer.elapsed_ms, repeatable=answer.repeatable)
 
     def keep_shown_graphs(self) -> None:
         """Keep only the graphs a step or a kept backward call shows, in their order."""
         shown = sorted({s.graph for s in self.steps if s.graph is not None}
-                       | {c["graph"] for c in self.backward if "graph" in c})
+                       | {c.graph for c in self.backward if c.graph is not None})
         number = {old: new for new, old in enumerate(shown)}
         self.graphs[:] = [self.graphs[i] for i in shown]
         for step in self.steps:
             if step.graph is not None:
                 step.graph = number[step.graph]
         for call in self.backward:
-            if "graph" in call:
-                call["graph"] = number[call["graph"]]
+            if call.graph is not None:
+                call.graph = number[call.graph]
 
     def step_at(self, index: int) -> Step | None:
         """The step at `index`, clamped into range; None when nothing ran."""
@@ -134,6 +143,13 @@ def _fields(record: Trace | Step) -> dict[str, Any]:
     return {f.name: getattr(record, f.name) for f in fields(record)}
 
 
+def value_of(variables: Variables, name: str, default: Any = None) -> Any:
+    """The values of the variable `name` (a number's, a list's...), or `default` if there is
+    none of that name."""
+    info = variables.get(name)
+    return default if info is None else info.values
+
+
 def failure(kind: str, message: str, line: int | None = None, **extra: Any) -> Trace:
     """A Trace for a run that could not start or did not come back."""
     return Trace(ok=False, error=error_info(kind, message, line), **extra)
@@ -141,7 +157,10 @@ def failure(kind: str, message: str, line: int | None = None, **extra: Any) -> T
 
 def error_info(kind: str, message: str, line: int | None) -> schema.Error:
     """The `error` field: PyTorch's or Python's own words plus a plain-language explanation."""
-    return {"type": kind, "message": message, "line": line, "explanation": explain(kind, message)}
+    explanation = explain(kind, message)
+    return schema.Error(type=kind, message=message, line=line,
+                        explanation=None if explanation is None else
+                        schema.Explanation(**explanation))
 
 
 def refused(why: str, **extra: Any) -> Trace:

@@ -3,8 +3,8 @@
 A run is untrusted (SECURITY.md): past the sandbox it can answer anything. msgspec decodes its
 answer straight into the Trace's types (explorer.trace.schema), checking every type, bound and
 required key as it reads, and drops keys the types do not name. This module adds what a type
-cannot say and returns the fields of the Trace the answer describes, or raises BadResult saying
-in plain words what is wrong:
+cannot say and returns the answer checked, or raises BadResult saying in plain words what is
+wrong:
 - caps from the run's Limits: more steps, graphs or engine steps than a run makes is refused;
   text is cut to its cap, and so are the lists a page shows in full (warnings, notes,
   variables); a graph larger than a run may draw becomes the note a run writes for one, and
@@ -41,13 +41,15 @@ VALUE_DEPTH = 70  # lists inside one value: NumPy's 64 dimensions and a few
 # A 500-iteration training run sends under 10,000; 16 MiB of `{},` would be 5.6 million.
 MAX_CONTAINERS = 1_000_000
 
-# What a node of each kind has, and must have.
-BACKWARD_NODE = frozenset({"id", "kind", "label", "name", "saved", "custom", "module"})
-TENSOR_NODE = frozenset({"id", "kind", "label", "names", "shape", "dtype", "device",
-                         "requires_grad", "is_leaf", "grad_fn", "version", "custom", "module"})
-BACKWARD_NEEDS = frozenset({"id", "kind", "label", "name"})
-TENSOR_NEEDS = TENSOR_NODE - {"names", "custom", "module"}
-NON_FINITE = frozenset({"nan", "inf", "-inf"})
+# What a node of each kind must have, and what only the other kind has.
+BACKWARD_NEEDS = ("name",)
+TENSOR_NEEDS = ("shape", "dtype", "device", "requires_grad", "is_leaf")
+BACKWARD_ONLY = ("name", "saved")
+TENSOR_ONLY = ("names", "shape", "dtype", "device", "requires_grad", "is_leaf", "grad_fn",
+               "version")
+# What a variable of each kind must have.
+ARRAY_VARIABLE = ("shape", "dtype", "device", "numel", "truncated")
+TENSOR_VARIABLE = (*ARRAY_VARIABLE, "requires_grad", "is_leaf")
 
 _ANSWER = msgspec.json.Decoder(schema.Answer)
 
@@ -79,9 +81,9 @@ class Caps:
                    losses=limits.loop_iterations)
 
 
-def answer_fields(payload: bytes, limits: Limits) -> dict[str, Any]:
-    """The Trace fields a run's answer (its JSON, untrusted) describes, decoded and checked in
-    one pass, then against `limits`; BadResult if it is none."""
+def read_json(payload: bytes, limits: Limits) -> schema.Answer:
+    """The answer a run sent (its JSON, untrusted), decoded and checked in one pass, then
+    against `limits`; BadResult if it is none a run makes."""
     if payload.count(b"{") + payload.count(b"[") > MAX_CONTAINERS:
         raise BadResult(f"the message holds more than {MAX_CONTAINERS:,} lists and objects")
     try:
@@ -95,17 +97,15 @@ def answer_fields(payload: bytes, limits: Limits) -> dict[str, Any]:
     return _Reader(Caps.of(limits)).trace(answer)
 
 
-def trace_fields(data: Any, limits: Limits) -> dict[str, Any]:
-    """The Trace fields `data` (an answer already decoded, or a saved Trace) describes,
-    checked as `answer_fields` checks an answer. Steps stay dicts here (explorer.trace makes
-    them Steps)."""
+def read_data(data: Any, limits: Limits) -> schema.Answer:
+    """The answer `data` (decoded already, or a saved Trace) describes, checked as
+    `read_json` checks one."""
     return _Reader(Caps.of(limits)).trace(_typed(data, schema.Answer, "the answer"))
 
 
 def progress(data: Any) -> schema.Summary:
     """A progress message's backward-call summary, checked; BadResult if it is none."""
-    return _Reader(Caps.of(Limits())).summary(
-        _typed(data, schema.Summary, "a backward call's summary"))
+    return _Reader.summary(_typed(data, schema.Summary, "a backward call's summary"))
 
 
 def _typed(data: Any, kind: Any, what: str) -> Any:
@@ -118,12 +118,12 @@ def _typed(data: Any, kind: Any, what: str) -> Any:
         raise BadResult(f"{what} is nested too deep") from None
 
 
-def _short(record: dict[str, Any], keys: tuple[str, ...], cap: int = MAX_LINE) -> None:
-    """Cut `record`'s texts under `keys` to `cap`, in place."""
-    for key in keys:
-        text = record.get(key)
+def _short(record: Any, fields: tuple[str, ...], cap: int = MAX_LINE) -> None:
+    """Cut `record`'s texts in `fields` to `cap`, in place."""
+    for field in fields:
+        text = getattr(record, field)
         if type(text) is str and len(text) > cap:
-            record[key] = text[:cap]
+            setattr(record, field, text[:cap])
 
 
 def _texts(texts: list[str], cap: int) -> list[str]:
@@ -134,11 +134,9 @@ def _mapping(value: dict[str, Any], cap: int) -> dict[str, Any]:
     return {key[:MAX_LINE]: item for key, item in islice(value.items(), cap)}
 
 
-def _real(record: dict[str, Any], keys: tuple[str, ...]) -> None:
-    """Read `record`'s non-finite numbers under `keys`, sent as text, as floats, in place."""
-    for key in keys:
-        if type(record.get(key)) is str:
-            record[key] = float(record[key])
+def _real(value: Any) -> Any:
+    """A number, sent as text when not finite (`nan`, `inf`, `-inf`), as a float."""
+    return float(value) if type(value) is str else value
 
 
 def _at_most(what: str, items: list[Any], cap: int) -> list[Any]:
@@ -157,64 +155,53 @@ def _cut(value: Any) -> Any:
 
 
 class _Reader:
-    """Checks one typed answer against `caps`, in place: its dicts are its own."""
+    """Checks one typed answer against `caps`, in place: its records are its own."""
 
     def __init__(self, caps: Caps) -> None:
         self.caps = caps
         self.graph_count = 0  # graphs checked: steps and calls refer to them by number
-        self.before: dict[str, Any] = {}  # the last graph's nodes, by id
-        self.variables_before: dict[str, Any] = {}  # the last step's, by name
+        self.before: dict[str, schema.Node] = {}  # the last graph's nodes, by id
+        self.variables_before: dict[str, schema.Variable] = {}  # the last step's, by name
 
-    def trace(self, data: Any) -> dict[str, Any]:
-        if data.get("version", schema.VERSION) != schema.VERSION:
+    def trace(self, answer: schema.Answer) -> schema.Answer:
+        if answer.version != schema.VERSION:
             raise BadResult(f"the answer's version is not format version {schema.VERSION}, "
                             "which this explorer reads")
-        fields = dict(data)
-        fields.pop("version", None)
-        if "graphs" in data:  # first: steps and calls refer to them
-            graphs = _at_most("the answer's graphs", data["graphs"], self.caps.graphs)
-            self.graph_count = len(graphs)
-            fields["graphs"] = [self.graph(graph) for graph in graphs]
-        if data.get("error") is not None:
-            error = data["error"]
-            fields["error"] = {"type": error["type"][:MAX_LINE],
-                               "message": error["message"][:MAX_MESSAGE],
-                               "line": error.get("line")}
-        if "steps" in data:
-            fields["steps"] = self.steps(data["steps"])
-        if "variables" in data:
-            fields["variables"] = self.variables("the answer", data["variables"])
-        for call in data.get("backward", ()):
+        # graphs first: steps and calls refer to them
+        self.graph_count = len(_at_most("the answer's graphs", answer.graphs, self.caps.graphs))
+        answer.graphs = [self.graph(graph) for graph in answer.graphs]
+        if answer.error is not None:
+            _short(answer.error, ("type",))
+            _short(answer.error, ("message",), MAX_MESSAGE)
+        answer.steps = self.steps(answer.steps)
+        answer.variables = self.variables("the answer", answer.variables)
+        for call in answer.backward:
             self.call(call)
-        if "losses" in data:
-            fields["losses"] = [self.summary(s) for s in data["losses"][:self.caps.losses]]
-        for key in ("warnings", "notes"):
-            if key in data:
-                fields[key] = _texts(data[key], MAX_LINES)
-        if "stdout" in data:
-            fields["stdout"] = data["stdout"][:self.caps.output]
-        _short(fields, ("device",))
-        _real(fields, ("elapsed_ms",))
-        return fields
+        answer.losses = [self.summary(s) for s in answer.losses[:self.caps.losses]]
+        answer.warnings = _texts(answer.warnings, MAX_LINES)
+        answer.notes = _texts(answer.notes, MAX_LINES)
+        answer.stdout = answer.stdout[:self.caps.output]
+        answer.elapsed_ms = _real(answer.elapsed_ms)
+        _short(answer, ("device",))
+        return answer
 
-    def steps(self, steps: list[Any]) -> list[Any]:
+    def steps(self, steps: list[schema.SentStep]) -> list[schema.SentStep]:
         left = self.caps.output  # what all steps printed is what the run printed: one cap
         for step in _at_most("the answer's steps", steps, self.caps.steps):
-            self.graph_index("a step", step)
-            step["output"] = step["output"][:left]
-            left -= len(step["output"])
-            step["variables"] = self.variables("a step", step["variables"])
-            self.variables_before = step["variables"]
-            step.setdefault("graph", None)
+            self.graph_index("a step", step.graph)
+            step.output = step.output[:left]
+            left -= len(step.output)
+            step.variables = self.variables("a step", step.variables)
+            self.variables_before = step.variables
         return steps
 
-    def graph_index(self, what: str, record: dict[str, Any]) -> None:
-        index = record.get("graph")
+    def graph_index(self, what: str, index: int | None) -> None:
         if index is not None and index >= self.graph_count:
             raise BadResult(f"{what}'s graph is not the number of one of the "
                             f"{self.graph_count} graphs")
 
-    def variables(self, what: str, value: dict[str, Any]) -> dict[str, Any]:
+    def variables(self, what: str, value: dict[str, schema.Variable | None]) -> dict[
+            str, schema.Variable]:
         """The variables; one given as null (explorer.trace.wire) is the checked variable
         of that name in the step before (the end's: in the last step)."""
         variables = {}
@@ -229,30 +216,27 @@ class _Reader:
                                 "the step before")
         return variables
 
-    def variable(self, value: dict[str, Any]) -> dict[str, Any]:
+    def variable(self, value: schema.Variable) -> schema.Variable:
         """A variable as explorer.record.snapshot describes one: its kind is open (a
         namedtuple's is its class's name); tensors and arrays have their metadata."""
-        kind = value["kind"]
-        required = {"kind", "values"}
-        if kind in ("tensor", "ndarray"):
-            required |= {"shape", "dtype", "device", "numel", "truncated"}
-        if kind == "tensor":
-            required |= {"requires_grad", "is_leaf"}
-        if "memory" in value:
-            required.add("data_ptr")
-            first, last = value["memory"]
+        kind = value.kind
+        required = TENSOR_VARIABLE if kind == "tensor" else (
+            ARRAY_VARIABLE if kind == "ndarray" else ())
+        if value.memory is not None:
+            required += ("data_ptr",)
+            first, last = value.memory
             if first > last:
                 raise BadResult(f"a variable of kind {kind[:40]}'s memory is not a span of "
                                 "addresses")
-        missing = required - value.keys()
+        missing = [field for field in required if getattr(value, field) is None]
         if missing:
             raise BadResult(f"a variable of kind {kind[:40]} has no "
                             f"{', '.join(sorted(missing))}")
         _short(value, ("kind", "type", "dtype", "device", "grad_fn"))
-        value["values"] = self.values(value["values"])
-        if "grad" in value:
-            value["grad"] = self.values(value["grad"])
-        _real(value, ("norm", "grad_norm"))
+        value.values = self.values(value.values)
+        if value.grad is not None:
+            value.grad = self.values(value.grad)
+        value.norm, value.grad_norm = _real(value.norm), _real(value.grad_norm)
         return value
 
     def values(self, value: Any) -> Any:
@@ -275,89 +259,89 @@ class _Reader:
                 return "<values not shown: not numbers or text>"
         return _cut(value)
 
-    def graph(self, graph: dict[str, Any]) -> dict[str, Any]:
+    def graph(self, sent: schema.SentGraph) -> schema.Graph:
         """One graph; a node given by its id alone (explorer.trace.wire) is the checked node
         of that id in the graph before."""
-        if len(graph["nodes"]) > self.caps.nodes or len(graph["edges"]) > self.caps.edges:
+        if len(sent.nodes) > self.caps.nodes or len(sent.edges) > self.caps.edges:
             self.before = {}
-            return {"dot": None, "nodes": [], "edges": [], "note": f"The graph has more than "
-                    f"{self.caps.nodes - 1:,} nodes; it is not drawn."}  # as a run says it
-        graph["nodes"] = [self.node(node) for node in graph["nodes"]]
-        if graph.get("note") or graph.get("dot") is None:
-            graph |= {"dot": None, "nodes": [], "edges": [],
-                      "note": (graph.get("note") or "The graph is not drawn.")[:MAX_LINE]}
+            return schema.Graph(dot=None, nodes=[], edges=[], note=(
+                f"The graph has more than {self.caps.nodes - 1:,} nodes; it is not drawn."))
+        graph = schema.Graph(dot=sent.dot, nodes=[self.node(node) for node in sent.nodes],
+                             edges=sent.edges, packed=sent.packed, note=sent.note)
+        if graph.note or graph.dot is None:
+            graph.dot, graph.nodes, graph.edges = None, [], []
+            graph.note = (graph.note or "The graph is not drawn.")[:MAX_LINE]
         else:
-            ids = {node["id"] for node in graph["nodes"]}
-            graph["edges"] = [self.edge(e) for e in graph["edges"]
-                              if e["src"] in ids and e["dst"] in ids]
-            graph["dot"] = checked_dot(graph["dot"], graph)
-        self.before = {node["id"]: node for node in graph["nodes"]}
+            ids = {node.id for node in graph.nodes}
+            graph.edges = [self.edge(e) for e in graph.edges if e.src in ids and e.dst in ids]
+            graph.dot = checked_dot(graph.dot, graph)
+        self.before = {node.id: node for node in graph.nodes}
         return graph
 
-    def node(self, node: Any) -> dict[str, Any]:
+    def node(self, node: schema.Node | str) -> schema.Node:
         if isinstance(node, str):
             if node not in self.before:
                 raise BadResult("a graph's nodes is not a node, or the id of one of the graph "
                                 "before")
             return self.before[node]
-        kind = node["kind"]
+        kind = node.kind
         if kind not in NODE_KINDS:
             raise BadResult("a graph's nodes is not a node of a kind a graph has")
         backward = kind == "backward"
-        missing = (BACKWARD_NEEDS if backward else TENSOR_NEEDS) - node.keys()
+        missing = [field for field in (BACKWARD_NEEDS if backward else TENSOR_NEEDS)
+                   if getattr(node, field) is None]
         if missing:
             raise BadResult(f"a {'backward' if backward else 'tensor'} node has no "
                             f"{', '.join(sorted(missing))}")
-        for key in node.keys() - (BACKWARD_NODE if backward else TENSOR_NODE):
-            del node[key]
+        for field in TENSOR_ONLY if backward else BACKWARD_ONLY:
+            setattr(node, field, None)
         _short(node, ("label", "name", "module", "dtype", "device", "grad_fn"))
-        if "saved" in node:
-            node["saved"] = {k: v[:MAX_LINE] for k, v in _mapping(node["saved"],
-                                                                   MAX_LINES).items()}
-        if "names" in node:
-            node["names"] = _texts(node["names"], MAX_VARIABLES)
-        if not backward:
-            node["colour"] = COLOURS[kind]
+        if node.saved is not None:
+            node.saved = {k: v[:MAX_LINE] for k, v in _mapping(node.saved, MAX_LINES).items()}
+        if node.names is not None:
+            node.names = _texts(node.names, MAX_VARIABLES)
+        node.colour = None if backward else COLOURS[kind]
         return node
 
     @staticmethod
-    def edge(edge: dict[str, Any]) -> dict[str, Any]:
-        attrs = islice(edge.get("attrs", {}).items(), 2)
-        edge["attrs"] = {k: v for k, v in attrs if v in EDGE_ATTRS.get(k, ())}
+    def edge(edge: schema.Edge) -> schema.Edge:
+        attrs = islice((edge.attrs or {}).items(), 2)
+        edge.attrs = {k: v for k, v in attrs if v in EDGE_ATTRS.get(k, ())}
         return edge
 
-    def call(self, call: dict[str, Any]) -> None:
+    def call(self, call: schema.Call) -> None:
         nodes = self.caps.nodes
-        for key in ("steps", "leaf_grads", "roots"):
-            _at_most(f"a backward call's {key}", call[key], nodes)
-        self.graph_index("a backward call", call)
+        for field in ("steps", "leaf_grads", "roots"):
+            _at_most(f"a backward call's {field}", getattr(call, field), nodes)
+        self.graph_index("a backward call", call.graph)
         _short(call, ("kind", "root", "jacobian_reason"))
-        call["roots"] = _texts(call["roots"], nodes)
-        _real(call, ("value",))
-        for key in ("vector", "jacobian"):
-            if call.get(key) is not None:
-                call[key] = self.values(call[key])
-        for step in call["steps"]:
+        call.roots = _texts(call.roots, nodes)
+        call.value = _real(call.value)
+        if call.vector is not None:
+            call.vector = self.values(call.vector)
+        if call.jacobian is not None:
+            call.jacobian = self.values(call.jacobian)
+        for step in call.steps:
             _short(step, ("node", "name"))
-            for key in ("grad_outputs", "grad_inputs"):
-                for grad in _at_most(f"a backward step's {key}", step[key], nodes):
+            for grads in (step.grad_outputs, step.grad_inputs):
+                for grad in _at_most("a backward step's gradients", grads, nodes):
                     if grad is not None:
                         self.gradient(grad)
-        for leaf in call["leaf_grads"]:
+        for leaf in call.leaf_grads:
             _short(leaf, ("node", "leaf"))
-            leaf["names"] = _texts(leaf["names"], MAX_VARIABLES)
-            if leaf["grad"] is not None:
-                self.gradient(leaf["grad"])
+            leaf.names = _texts(leaf.names, MAX_VARIABLES)
+            if leaf.grad is not None:
+                self.gradient(leaf.grad)
 
-    def gradient(self, grad: dict[str, Any]) -> None:
+    def gradient(self, grad: schema.Gradient) -> None:
         _short(grad, ("dtype", "device", "to"))
-        grad["values"] = self.values(grad["values"])
-        _real(grad, ("norm", "max_abs"))
+        grad.values = self.values(grad.values)
+        grad.norm, grad.max_abs = _real(grad.norm), _real(grad.max_abs)
 
     @staticmethod
-    def summary(summary: Any) -> Any:
+    def summary(summary: schema.Summary) -> schema.Summary:
         _short(summary, ("kind",))
-        _real(summary, ("value",))
-        summary["grad_norms"] = _mapping(summary["grad_norms"], MAX_VARIABLES)
-        _real(summary["grad_norms"], tuple(summary["grad_norms"]))
+        summary.value = _real(summary.value)
+        summary.grad_norms = {name: _real(norm) for name, norm in
+                              _mapping(summary.grad_norms, MAX_VARIABLES).items()}
         return summary

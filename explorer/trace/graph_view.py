@@ -24,6 +24,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from graphviz import Digraph, quoting
+from msgspec.structs import replace
+
+from explorer.trace.schema import Edge, Graph, Node, Variable
 
 if TYPE_CHECKING:
     from explorer.trace import Trace
@@ -57,32 +60,40 @@ COLLAPSE_ABOVE = 300  # nodes; above this, chains of one op are grouped
 MIN_CHAIN = 4
 
 
+class Group(Node, kw_only=True):
+    """A node a view draws in place of its `members`: a module folded, or a chain of one op
+    collapsed (kind `group`)."""
+
+    members: list[str]
+    folded: bool = False
+
+
 @dataclass
 class View:
     """The DOT to draw, and what the view left out or grouped."""
 
     dot: str
-    nodes: dict[str, dict[str, Any]]
+    nodes: dict[str, Node]  # a Group for each group
     groups: dict[str, list[str]] = field(default_factory=dict)  # group id -> member ids
     hidden: int = 0  # nodes not drawn because they do not lead to the chosen outputs
 
 
-def outputs(graph: dict[str, Any]) -> list[dict[str, Any]]:
+def outputs(graph: Graph) -> list[Node]:
     """Tensor nodes that carry a variable's name: the roots a learner can choose."""
-    return [n for n in graph["nodes"] if n.get("names")]
+    return [n for n in graph.nodes if n.names]
 
 
-def named_outputs(graph: dict[str, Any]) -> dict[str, str]:
+def named_outputs(graph: Graph) -> dict[str, str]:
     """Variable name -> the id of the tensor node it names."""
-    return {name: node["id"] for node in outputs(graph) for name in node["names"]}
+    return {name: node.id for node in outputs(graph) for name in node.names or ()}
 
 
 def default_root(trace: Trace, index: int, named: dict[str, str]) -> str | None:
     """The variable the graph after step `index` is drawn for by default: the one in the
     graph assigned most recently (a new `.grad` or an in-place change does not count: the
     variable still holds the same tensor), else the first named one."""
-    def holds(info: dict[str, Any] | None) -> Any:
-        return info and (info.get("memory"), info.get("shape"), info.get("grad_fn"))
+    def holds(info: Variable | None) -> Any:
+        return info and (info.memory, info.shape, info.grad_fn)
 
     for i in range(index, -1, -1):
         before = trace.steps[i - 1].variables if i else {}
@@ -98,26 +109,26 @@ def node_lines(trace: Trace) -> dict[str, tuple[int, int]]:
     lines: dict[str, tuple[int, int]] = {}
     for step in trace.steps:
         if step.graph is not None:
-            for node in trace.graphs[step.graph]["nodes"]:
-                lines.setdefault(node["id"], (step.line, step.end_line))
+            for node in trace.graphs[step.graph].nodes:
+                lines.setdefault(node.id, (step.line, step.end_line))
     return lines
 
 
-def view(graph: dict[str, Any], roots: list[str] | None = None, show_saved: bool = True,
+def view(graph: Graph, roots: list[str] | None = None, show_saved: bool = True,
          show_attrs: bool = True, collapse: bool = True, fold: tuple[str, ...] = (),
          notes: dict[str, str] | None = None, marked: frozenset[str] = frozenset()) -> View:
     """The part of `graph` behind `roots` (node ids; all outputs when None), as DOT, with the
     nodes of each module in `fold` (paths, see `modules`) drawn as one node, `notes` (node
     id -> text, e.g. its values) written under the labels of the nodes they name, and the
     nodes `marked` outlined in orange (those a statement added, say)."""
-    nodes = {n["id"]: n for n in graph["nodes"]}
-    edges = graph["edges"] if show_saved else [
-        e for e in graph["edges"] if e["kind"] != "saved"
-        or nodes.get(e["src"], {}).get("custom") or nodes.get(e["dst"], {}).get("custom")]
+    nodes: dict[str, Node] = {n.id: n for n in graph.nodes}
+    edges = graph.edges if show_saved else [
+        e for e in graph.edges if e.kind != "saved" or _custom(nodes, e.src)
+        or _custom(nodes, e.dst)]
     keep = _behind(edges, roots) if roots else set(nodes)
     if not show_saved:
-        keep -= {i for i, n in nodes.items() if n["kind"] == "saved" and not n.get("custom")}
-    edges = [e for e in edges if e["src"] in keep and e["dst"] in keep]
+        keep -= {i for i, n in nodes.items() if n.kind == "saved" and not n.custom}
+    edges = [e for e in edges if e.src in keep and e.dst in keep]
     kept = {i: n for i, n in nodes.items() if i in keep}
     groups: dict[str, list[str]] = {}
     if fold:
@@ -129,40 +140,42 @@ def view(graph: dict[str, Any], roots: list[str] | None = None, show_saved: bool
                 hidden=len(nodes) - len(keep))
 
 
-def added(graph: dict[str, Any], before: dict[str, Any] | None) -> frozenset[str]:
+def _custom(nodes: dict[str, Node], node: str) -> bool:
+    return node in nodes and bool(nodes[node].custom)
+
+
+def added(graph: Graph, before: Graph | None) -> frozenset[str]:
     """The ids of the nodes `graph` has and the graph `before` it had not."""
-    had = {n["id"] for n in before["nodes"]} if before else set()
-    return frozenset(n["id"] for n in graph["nodes"] if n["id"] not in had)
+    had = {n.id for n in before.nodes} if before else set()
+    return frozenset(n.id for n in graph.nodes if n.id not in had)
 
 
-def modules(graph: dict[str, Any]) -> list[str]:
+def modules(graph: Graph) -> list[str]:
     """The paths of the modules whose calls made nodes of `graph`, and of the modules around
     them (`model` around `model.fc1`), in order."""
     paths: dict[str, None] = {}
-    for node in graph["nodes"]:
-        if "module" in node:
-            parts = node["module"].split(".")
+    for node in graph.nodes:
+        if node.module is not None:
+            parts = node.module.split(".")
             paths.update(dict.fromkeys(".".join(parts[:i]) for i in range(1, len(parts) + 1)))
     return sorted(paths)
 
 
-def _fold(nodes: dict[str, dict[str, Any]], edges: list[dict[str, Any]],
-          fold: tuple[str, ...]) -> tuple[dict[str, dict[str, Any]], list[dict[str, Any]],
-                                          dict[str, list[str]]]:
+def _fold(nodes: dict[str, Node], edges: list[Edge], fold: tuple[str, ...]) -> tuple[
+        dict[str, Node], list[Edge], dict[str, list[str]]]:
     """Each module of `fold` (the outermost, where one holds another) as one node, in the
     module around it."""
     groups: dict[str, list[str]] = {}
-    shown: dict[str, dict[str, Any]] = {}
+    shown: dict[str, Node] = {}
     for number, path in enumerate(p for p in fold if not any(_inside(p, q) for q in fold)):
-        members = [i for i, n in nodes.items() if n.get("module") == path
-                   or _inside(n.get("module", ""), path)]
+        members = [i for i, n in nodes.items() if n.module == path
+                   or _inside(n.module or "", path)]
         if members:
             gid = f"module{number + 1}"
             groups[gid] = members
-            shown[gid] = {"id": gid, "kind": "group", "name": path, "members": members,
-                          "folded": True, "label": f"{path}\n({len(members)} nodes, folded)"}
-            if "." in path:
-                shown[gid]["module"] = path.rsplit(".", 1)[0]
+            shown[gid] = Group(id=gid, kind="group", name=path, members=members, folded=True,
+                               label=f"{path}\n({len(members)} nodes, folded)",
+                               module=path.rsplit(".", 1)[0] if "." in path else None)
     member_of = {m: gid for gid, members in groups.items() for m in members}
     return *_grouped(nodes, edges, member_of, shown), groups
 
@@ -172,16 +185,16 @@ def _inside(path: str, outer: str) -> bool:
     return path.startswith(f"{outer}.")
 
 
-def _behind(edges: list[dict[str, Any]], roots: list[str]) -> set[str]:
+def _behind(edges: list[Edge], roots: list[str]) -> set[str]:
     """Every node with a path to a root, and the saved tensors of the backward nodes kept."""
     into: dict[str, list[str]] = defaultdict(list)
     saved: dict[str, list[str]] = defaultdict(list)
     for e in edges:
-        if e["kind"] == "saved":
-            saved[e["src"]].append(e["dst"])
-            saved[e["dst"]].append(e["src"])
+        if e.kind == "saved":
+            saved[e.src].append(e.dst)
+            saved[e.dst].append(e.src)
         else:
-            into[e["dst"]].append(e["src"])
+            into[e.dst].append(e.src)
     keep, stack = set(), list(roots)
     while stack:
         node = stack.pop()
@@ -191,34 +204,33 @@ def _behind(edges: list[dict[str, Any]], roots: list[str]) -> set[str]:
     return keep | {s for node in keep for s in saved[node]}
 
 
-def _collapse(nodes: dict[str, dict[str, Any]], edges: list[dict[str, Any]]) -> tuple[
-        dict[str, dict[str, Any]], list[dict[str, Any]], dict[str, list[str]]]:
+def _collapse(nodes: dict[str, Node], edges: list[Edge]) -> tuple[
+        dict[str, Node], list[Edge], dict[str, list[str]]]:
     """Group runs of at least MIN_CHAIN backward nodes of one op, each feeding the next, with
     the tensors they alone saved."""
     ins: dict[str, list[str]] = defaultdict(list)
     outs: dict[str, list[str]] = defaultdict(list)
     saved_by: dict[str, set[str]] = defaultdict(set)  # saved tensor -> nodes that saved it
     for e in edges:
-        if e["kind"] == "saved":
-            saved, owner = (e["dst"], e["src"]) if nodes[e["dst"]]["kind"] == "saved" else (
-                e["src"], e["dst"])
+        if e.kind == "saved":
+            saved, owner = (e.dst, e.src) if nodes[e.dst].kind == "saved" else (e.src, e.dst)
             saved_by[saved].add(owner)
         else:
-            outs[e["src"]].append(e["dst"])
-            ins[e["dst"]].append(e["src"])
+            outs[e.src].append(e.dst)
+            ins[e.dst].append(e.src)
 
     def link(node: str) -> str | None:
         """The next node of a chain: the one backward node of the same op fed by `node` alone."""
         if len(outs[node]) != 1:
             return None
         nxt = outs[node][0]
-        same = nodes[nxt].get("name") == nodes[node].get("name")
-        return nxt if same and nodes[nxt]["kind"] == "backward" and len(ins[nxt]) == 1 else None
+        same = nodes[nxt].name == nodes[node].name
+        return nxt if same and nodes[nxt].kind == "backward" and len(ins[nxt]) == 1 else None
 
     member_of: dict[str, str] = {}
     groups: dict[str, list[str]] = {}
     for start in nodes:
-        if nodes[start]["kind"] != "backward" or any(link(src) == start for src in ins[start]):
+        if nodes[start].kind != "backward" or any(link(src) == start for src in ins[start]):
             continue  # not the first node of a chain
         chain = [start]
         while (nxt := link(chain[-1])) is not None:
@@ -229,63 +241,63 @@ def _collapse(nodes: dict[str, dict[str, Any]], edges: list[dict[str, Any]]) -> 
             member_of.update(dict.fromkeys(chain, gid))
     for saved, owners in saved_by.items():
         groups_of = {member_of.get(o) for o in owners}
-        if nodes[saved]["kind"] == "saved" and len(groups_of) == 1 and None not in groups_of:
+        if nodes[saved].kind == "saved" and len(groups_of) == 1 and None not in groups_of:
             member_of[saved] = groups_of.pop()
-    shown = {gid: {"id": gid, "kind": "group", "name": nodes[chain[0]]["name"],
-                   "members": chain, "label": f"{nodes[chain[0]]['name']} × {len(chain)}\n"
-                   "(collapsed chain)"} | _module_of(nodes, chain)
-             for gid, chain in groups.items()}
+    shown: dict[str, Node] = {
+        gid: Group(id=gid, kind="group", name=nodes[chain[0]].name, members=chain,
+                   label=f"{nodes[chain[0]].name} × {len(chain)}\n(collapsed chain)",
+                   module=_module_of(nodes, chain))
+        for gid, chain in groups.items()}
     return *_grouped(nodes, edges, member_of, shown), groups
 
 
-def _module_of(nodes: dict[str, dict[str, Any]], members: list[str]) -> dict[str, str]:
-    """{"module": path} if all `members` belong to one module, else {}."""
-    paths = {nodes[m].get("module") for m in members}
-    return {"module": paths.pop()} if len(paths) == 1 and None not in paths else {}
+def _module_of(nodes: dict[str, Node], members: list[str]) -> str | None:
+    """The module all `members` belong to, if one."""
+    paths = {nodes[m].module for m in members}
+    return paths.pop() if len(paths) == 1 else None
 
 
-def _grouped(nodes: dict[str, dict[str, Any]], edges: list[dict[str, Any]],
-             member_of: dict[str, str], shown: dict[str, dict[str, Any]]) -> tuple[
-        dict[str, dict[str, Any]], list[dict[str, Any]]]:
+def _grouped(nodes: dict[str, Node], edges: list[Edge], member_of: dict[str, str],
+             shown: dict[str, Node]) -> tuple[dict[str, Node], list[Edge]]:
     """`nodes` with the members of groups replaced by the groups' nodes (`shown`), edges
     rewired."""
     kept = {i: n for i, n in nodes.items() if i not in member_of} | shown
     rewired, seen = [], set()
     for e in edges:
-        src, dst = member_of.get(e["src"], e["src"]), member_of.get(e["dst"], e["dst"])
+        src, dst = member_of.get(e.src, e.src), member_of.get(e.dst, e.dst)
         if src != dst and (src, dst) not in seen:
             seen.add((src, dst))
-            rewired.append({**e, "src": src, "dst": dst})
+            rewired.append(replace(e, src=src, dst=dst))
     return kept, rewired
 
 
-def _dot(nodes: dict[str, dict[str, Any]], edges: list[dict[str, Any]], show_attrs: bool,
-         notes: dict[str, str], marked: frozenset[str]) -> str:
+def _dot(nodes: dict[str, Node], edges: list[Edge], show_attrs: bool, notes: dict[str, str],
+         marked: frozenset[str]) -> str:
     body = []
     for node in nodes.values():
-        label = node["label"] if show_attrs or node["kind"] != "backward" else node["name"]
-        if node["id"] in notes:
-            label = f"{label}\n{notes[node['id']]}"
+        label = node.label if show_attrs or node.kind != "backward" else node.name
+        if node.id in notes:
+            label = f"{label}\n{notes[node.id]}"
         attrs = {"tooltip": tooltip(node)}
-        if node["kind"] == "group":
+        if node.kind == "group":
             attrs.update(fillcolor=GREY, style="filled,dashed")
-        elif node["kind"] != "backward":
-            attrs["fillcolor"] = COLOURS.get(node["kind"], "white")
-        if node["id"] in marked:  # the outline only: graphviz fills with `color` if no fill
+        elif node.kind != "backward":
+            attrs["fillcolor"] = COLOURS.get(node.kind, "white")
+        if node.id in marked:  # the outline only: graphviz fills with `color` if no fill
             attrs.update(color=MARK, penwidth="2.5", fillcolor=attrs.get("fillcolor", GREY))
-        body.append(node_line(node["id"], label, attrs))
+        body.append(node_line(node.id, label, attrs))
     body.extend(_clusters(nodes))
-    body.extend(edge_line(e["src"], e["dst"], _edge_attrs(e)) for e in edges)
+    body.extend(edge_line(e.src, e.dst, _edge_attrs(e)) for e in edges)
     return _source(body)
 
 
-def _clusters(nodes: dict[str, dict[str, Any]]) -> list[str]:
+def _clusters(nodes: dict[str, Node]) -> list[str]:
     """A dashed box named after each module around the nodes its calls made, nested as the
     modules are (torchview's clusters)."""
     members: dict[str, list[str]] = defaultdict(list)
     for node in nodes.values():
-        if "module" in node:
-            members[node["module"]].append(node["id"])
+        if node.module is not None:
+            members[node.module].append(node.id)
     inner: dict[str | None, list[str]] = defaultdict(list)  # module -> the modules in it
     for path in {".".join(p.split(".")[:i]) for p in members for i in range(1, p.count(".") + 2)}:
         inner[path.rsplit(".", 1)[0] if "." in path else None].append(path)
@@ -304,15 +316,14 @@ def _clusters(nodes: dict[str, dict[str, Any]]) -> list[str]:
     return lines
 
 
-def torchviz_dot(graph: dict[str, Any]) -> str:
+def torchviz_dot(graph: Graph) -> str:
     """The DOT torchviz writes for a recorded graph, written here from its nodes and edges."""
-    lines = [node_line(n["id"], n["label"], {} if n["kind"] == "backward" else
-                       {"fillcolor": COLOURS.get(n["kind"], "white")}) for n in graph["nodes"]]
-    return _source(lines + [edge_line(e["src"], e["dst"], _edge_attrs(e))
-                            for e in graph["edges"]])
+    lines = [node_line(n.id, n.label, {} if n.kind == "backward" else
+                       {"fillcolor": COLOURS.get(n.kind, "white")}) for n in graph.nodes]
+    return _source(lines + [edge_line(e.src, e.dst, _edge_attrs(e)) for e in graph.edges])
 
 
-def checked_dot(dot: str, graph: dict[str, Any]) -> str:
+def checked_dot(dot: str, graph: Graph) -> str:
     """`dot` (a run's, untrusted) if it is torchviz's DOT and nothing else: each statement a
     node with a label and one of torchviz's colours, or an edge with one of its styles, ids
     and labels plain strings. Anything else (a link, an HTML label, another attribute) and the
@@ -336,9 +347,9 @@ def _statements(dot: str) -> list[str] | None:
     return statements
 
 
-def _edge_attrs(edge: dict[str, Any]) -> dict[str, str]:
+def _edge_attrs(edge: Edge) -> dict[str, str]:
     """The attributes an edge may have: torchviz's styles, nothing else."""
-    return {k: v for k, v in edge.get("attrs", {}).items() if v in EDGE_ATTRS.get(k, ())}
+    return {k: v for k, v in (edge.attrs or {}).items() if v in EDGE_ATTRS.get(k, ())}
 
 
 def _source(body: list[str]) -> str:
@@ -350,18 +361,18 @@ def _source(body: list[str]) -> str:
     return dot.source
 
 
-def tooltip(node: dict[str, Any]) -> str:
+def tooltip(node: Node) -> str:
     """The details shown when hovering over a node."""
-    if node["kind"] == "group":
-        return (f"{node['name']}: {len(node['members'])} nodes, folded" if node.get("folded")
-                else f"{len(node['members'])} × {node['name']}, collapsed")
-    if node["kind"] == "backward":
-        lines = [node["name"]] + [f"{k}: {v}" for k, v in node.get("saved", {}).items()]
+    if isinstance(node, Group):
+        return (f"{node.name}: {len(node.members)} nodes, folded" if node.folded
+                else f"{len(node.members)} × {node.name}, collapsed")
+    if node.kind == "backward":
+        lines = [str(node.name)] + [f"{k}: {v}" for k, v in (node.saved or {}).items()]
         return "\n".join(lines)
-    names = ", ".join(node.get("names", [])) or f"({node['kind']} tensor)"
-    return "\n".join([names, f"shape {tuple(node['shape'])}  {node['dtype']}  {node['device']}",
-                      f"requires_grad={node['requires_grad']}  is_leaf={node['is_leaf']}",
-                      f"grad_fn={node['grad_fn']}  _version={node['version']}"])
+    names = ", ".join(node.names or ()) or f"({node.kind} tensor)"
+    return "\n".join([names, f"shape {tuple(node.shape or ())}  {node.dtype}  {node.device}",
+                      f"requires_grad={node.requires_grad}  is_leaf={node.is_leaf}",
+                      f"grad_fn={node.grad_fn}  _version={node.version}"])
 
 
 @functools.lru_cache(maxsize=1 << 16)

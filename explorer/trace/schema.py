@@ -2,16 +2,17 @@
 explorer run --json`, the pages' JSON download) and `python -m explorer schema` prints as a
 JSON Schema with the format's VERSION. A test holds every Trace of the test corpus to it.
 
-Each record is a TypedDict: msgspec decodes a run's answer straight into them, checking every
-type, bound and required key in one pass (explorer.trace.check adds what a type cannot say:
-caps from the run's Limits, references, cut text), and the pages read the same dicts.
+Each record is a msgspec Struct, read by attribute: msgspec decodes a run's answer straight
+into them, checking every type, bound and required field in one pass (explorer.trace.check
+adds what a type cannot say: caps from the run's Limits, references, cut text). A field a
+record may lack is None, and is left out of its JSON.
 JSON has no NaN or infinity: a non-finite number is written as the text `nan`, `inf` or `-inf`,
 in a value as in a `Real` field, which reads back as the float.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, NotRequired, Required, TypedDict
+from typing import Annotated, Any, Literal, TypedDict
 
 import msgspec
 
@@ -29,14 +30,18 @@ NODE_ID = r"^[\w.\[\]]{1,200}$"
 NodeId = Annotated[str, msgspec.Meta(pattern=NODE_ID)]
 
 
-class Explanation(TypedDict):
+class Record(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """A record of the Trace: its fields by name; one it may lack defaults to None."""
+
+
+class Explanation(Record, kw_only=True):
     """PyTorch's or Python's error in plain words."""
 
     en: str
     zh: str
 
 
-class Error(TypedDict):
+class Error(Record, kw_only=True):
     """How the run stopped: the exception's type and message, the program's line."""
 
     type: str
@@ -45,72 +50,73 @@ class Error(TypedDict):
     explanation: Explanation | None
 
 
-class Tensor(TypedDict, total=False):
+class Tensor(Record, kw_only=True):
     """What a variable and a graph's tensor node say of a tensor."""
 
-    shape: Dims
-    dtype: str
-    device: str
-    requires_grad: bool
-    is_leaf: bool
-    grad_fn: str | None
-    version: Count | None  # its _version
+    shape: Dims | None = None
+    dtype: str | None = None
+    device: str | None = None
+    requires_grad: bool | None = None
+    is_leaf: bool | None = None
+    grad_fn: str | None = None
+    version: Count | None = None  # its _version
 
 
-class Variable(Tensor, total=False):
+class Variable(Tensor, kw_only=True):
     """A variable after a step (explorer.record.snapshot): its kind (`tensor`, `ndarray`,
     `int`, a class's name...) and values; tensors and arrays with their metadata."""
 
-    kind: Required[str]
-    values: Required[Any]  # numbers, text, true/false or null in nested lists; or a text
-    type: str
-    numel: Count
-    is_view: bool
-    retains_grad: bool
-    strides: Annotated[list[int], msgspec.Meta(max_length=MAX_DIMS)]
-    data_ptr: Count
-    memory: Annotated[list[Count], msgspec.Meta(min_length=2, max_length=2)]  # [first, last)
-    writeable: bool
-    truncated: bool  # values holds the leading block only
-    grad: Any
-    norm: Real
-    grad_norm: Real
+    kind: str
+    values: Any  # numbers, text, true/false or null in nested lists; or a text
+    type: str | None = None
+    numel: Count | None = None
+    is_view: bool | None = None
+    retains_grad: bool | None = None
+    strides: Annotated[list[int], msgspec.Meta(max_length=MAX_DIMS)] | None = None
+    data_ptr: Count | None = None
+    # [first, last) address of its bytes
+    memory: Annotated[list[Count], msgspec.Meta(min_length=2, max_length=2)] | None = None
+    writeable: bool | None = None
+    truncated: bool | None = None  # values holds the leading block only
+    grad: Any = None
+    norm: Real | None = None
+    grad_norm: Real | None = None
 
 
-class Node(Tensor, total=False):
+class Node(Tensor, kw_only=True):
     """A node of the autograd graph: a backward node (kind `backward`) or a tensor (`leaf`,
     `saved`, `output`...), with a stable id the DOT, the layout and the replay share."""
 
-    id: Required[NodeId]
-    kind: Required[str]
-    label: Required[str]
-    name: str  # a backward node's class name
-    saved: dict[str, str]  # what it saved, described
-    custom: bool  # made by a custom autograd.Function
-    module: str  # the nn.Module call that made it (`model.fc1`)
-    names: list[str]  # the program's names of a tensor
-    colour: str  # its fill, as torchviz gives one to its kind
+    id: NodeId
+    kind: str
+    label: str
+    name: str | None = None  # a backward node's class name
+    saved: dict[str, str] | None = None  # what it saved, described
+    custom: bool | None = None  # made by a custom autograd.Function
+    module: str | None = None  # the nn.Module call that made it (`model.fc1`)
+    names: list[str] | None = None  # the program's names of a tensor
+    colour: str | None = None  # its fill, as torchviz gives one to its kind
 
 
-class Edge(TypedDict):
+class Edge(Record, kw_only=True):
     src: NodeId
     dst: NodeId
     kind: Literal["grad", "saved", "view"]
-    attrs: NotRequired[dict[str, str]]
+    attrs: dict[str, str] | None = None
 
 
-class Graph(TypedDict):
+class Graph(Record, kw_only=True):
     """The autograd graph after a step: torchviz's DOT and the model it was drawn from
     (`note` says why one is not drawn)."""
 
     dot: str | None
     nodes: list[Node]
     edges: list[Edge]
-    packed: NotRequired[bool]
-    note: NotRequired[str]
+    packed: bool | None = None
+    note: str | None = None
 
 
-class Gradient(TypedDict):
+class Gradient(Record, kw_only=True):
     """A gradient the engine passed (its leading values when `truncated`)."""
 
     shape: Dims
@@ -120,10 +126,10 @@ class Gradient(TypedDict):
     truncated: bool
     norm: Real
     max_abs: Real
-    to: NotRequired[str | None]  # the node it went to
+    to: str | None = None  # the node it went to
 
 
-class EngineStep(TypedDict):
+class EngineStep(Record, kw_only=True):
     """One node the engine ran: what it received and what it sent along each edge."""
 
     node: str
@@ -132,7 +138,7 @@ class EngineStep(TypedDict):
     grad_inputs: list[Gradient | None]
 
 
-class LeafGrad(TypedDict):
+class LeafGrad(Record, kw_only=True):
     """A leaf's `.grad` as written after engine step `after` (1-based)."""
 
     node: str
@@ -142,7 +148,7 @@ class LeafGrad(TypedDict):
     grad: Gradient | None
 
 
-class Call(TypedDict):
+class Call(Record, kw_only=True):
     """One call of backward() or autograd.grad, recorded in full: the engine's steps in the
     order it ran them."""
 
@@ -154,12 +160,12 @@ class Call(TypedDict):
     roots: list[str]
     root: str | None
     vector: Any  # v of y.backward(v), when small
-    graph: NotRequired[Count]  # index into graphs
-    jacobian: NotRequired[Any]
-    jacobian_reason: NotRequired[str]
+    graph: Count | None = None  # index into graphs
+    jacobian: Any = None
+    jacobian_reason: str | None = None
 
 
-class Summary(TypedDict):
+class Summary(Record, kw_only=True):
     """Every backward call, in short: the loss and each leaf's gradient norm."""
 
     call: Annotated[int, msgspec.Meta(ge=1)]
@@ -200,53 +206,53 @@ class Trace(TypedDict):
     reused: bool
 
 
-class SentError(TypedDict):
+class SentError(Record, kw_only=True):
     """The error as a run sends it: its explanation is made by the server."""
 
     type: str
     message: str
-    line: NotRequired[Count | None]
+    line: Count | None = None
 
 
-class SentGraph(TypedDict):
+class SentGraph(Record, kw_only=True):
     """A graph as a run sends it: a node the graph before holds unchanged goes as its id."""
 
-    dot: NotRequired[str | None]
+    dot: str | None = None
     nodes: list[Node | NodeId]
     edges: list[Edge]
-    packed: NotRequired[bool]
-    note: NotRequired[str]
+    packed: bool | None = None
+    note: str | None = None
 
 
-class SentStep(TypedDict):
+class SentStep(Record, kw_only=True):
     """A step as a run sends it: a variable the step before describes alike goes as null."""
 
     line: Count
     end_line: Count
     output: str
     variables: dict[str, Variable | None]
-    graph: NotRequired[Count | None]
+    graph: Count | None = None
 
 
-class Answer(TypedDict, total=False):
+class Answer(Record, kw_only=True):
     """What a run sends back (explorer.trace.wire), or a saved Trace: only `ok` is required,
-    and keys it does not name are dropped."""
+    and fields it does not name are dropped."""
 
-    version: int  # a saved Trace's
-    ok: Required[bool]
-    error: SentError | None
-    stdout: str
-    variables: dict[str, Variable | None]  # the end's; null: as the last step describes it
-    steps: list[SentStep]
-    graphs: list[SentGraph]
-    backward: Annotated[list[Call], msgspec.Meta(max_length=MAX_CALLS)]
-    losses: list[Summary]
-    warnings: list[str]
-    notes: list[str]
-    device: str
-    threads: Count
-    elapsed_ms: Real
-    repeatable: bool
+    version: int = VERSION  # a saved Trace's
+    ok: bool
+    error: SentError | None = None
+    stdout: str = ""
+    variables: dict[str, Variable | None] = {}  # the end's; null: as the last step says it
+    steps: list[SentStep] = []
+    graphs: list[SentGraph] = []  # Graphs once checked (explorer.trace.check)
+    backward: Annotated[list[Call], msgspec.Meta(max_length=MAX_CALLS)] = []
+    losses: list[Summary] = []
+    warnings: list[str] = []
+    notes: list[str] = []
+    device: str = "cpu"
+    threads: Count = 1
+    elapsed_ms: Real = 0.0
+    repeatable: bool = False
 
 
 def json_schema() -> dict[str, Any]:
@@ -258,6 +264,6 @@ def json_schema() -> dict[str, Any]:
 
 
 def conforms(data: dict[str, Any]) -> dict[str, Any]:
-    """`data` as the schema reads it (keys it does not name are dropped); a
-    msgspec.ValidationError names the first place it does not fit."""
-    return msgspec.convert(data, Trace)
+    """`data` as the schema reads it, as plain data again (keys it does not name are dropped);
+    a msgspec.ValidationError names the first place it does not fit."""
+    return msgspec.to_builtins(msgspec.convert(data, Trace))

@@ -20,6 +20,7 @@ import msgspec
 from explorer.safety.limits import Limits
 from explorer.safety.places import HOLDERS, PYTHON
 from explorer.trace.check import MAX_CONTAINERS, PLAIN
+from explorer.trace.schema import Graph, SentGraph
 
 if TYPE_CHECKING:
     from explorer.trace import Trace
@@ -146,9 +147,11 @@ def encode(value: Any) -> bytes:
 
 
 def _stand_in(value: Any) -> Any:
-    """What an object JSON has no form for goes as: a subclass of text or a number as its
-    value (read by the base type's own method: none of the program's runs), anything else as
-    its type's name."""
+    """What an object JSON has no form for goes as: a record as its fields, a subclass of text
+    or a number as its value (read by the base type's own method: none of the program's
+    runs), anything else as its type's name."""
+    if issubclass(type(value), msgspec.Struct):  # for json, when a lone surrogate needs it
+        return msgspec.to_builtins(value, enc_hook=_stand_in)
     for kind, base in BASES.items():
         if issubclass(type(value), kind):
             return base(value)
@@ -174,9 +177,16 @@ def finite(value: Any) -> Any:
         return value if all(a is b for a, b in zip(new, value, strict=True)) else new
     if isinstance(value, dict):
         changed = {k: new for k, v in value.items()
-                   if isinstance(v, float | list | dict) and (new := finite(v)) is not v}
+                   if isinstance(v, Walked) and (new := finite(v)) is not v}
         return value | changed if changed else value
+    if isinstance(value, msgspec.Struct):
+        changed = {k: new for k in value.__struct_fields__
+                   if isinstance(v := getattr(value, k), Walked) and (new := finite(v)) is not v}
+        return msgspec.structs.replace(value, **changed) if changed else value
     return value
+
+
+Walked = float | list | dict | msgspec.Struct  # what may hold a float
 
 
 @contextmanager
@@ -194,16 +204,16 @@ def uncollected() -> Iterator[None]:
             gc.enable()
 
 
-def _shared(graphs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _shared(graphs: list[Graph]) -> list[SentGraph]:
     """`graphs` as they cross the wire: a node the graph before holds unchanged goes as its
     id alone (a run draws its graph after every statement, and most of it stays the same;
     explorer.trace.check puts the node back)."""
     sent, before = [], {}
     for graph in graphs:
-        nodes = graph["nodes"]
-        sent.append(graph | {"nodes": [node["id"] if before.get(node["id"]) == node else node
-                                       for node in nodes]})
-        before = {node["id"]: node for node in nodes}
+        nodes = [node.id if before.get(node.id) == node else node for node in graph.nodes]
+        sent.append(SentGraph(dot=graph.dot, nodes=nodes, edges=graph.edges,
+                              packed=graph.packed, note=graph.note))
+        before = {node.id: node for node in graph.nodes}
     return sent
 
 

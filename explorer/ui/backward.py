@@ -18,6 +18,7 @@ from explorer.content.markdown import code_span, plain
 from explorer.content.rules import rule
 from explorer.trace import Step, Trace
 from explorer.trace.graph_view import node_lines
+from explorer.trace.schema import Call, Gradient, Graph, Node
 from explorer.ui import predict
 from explorer.ui.graph import layout_failed
 from explorer.ui.link import keep, restore
@@ -45,10 +46,10 @@ def backward_pass(page: str, trace: Trace, lang: str, chosen: int | None = None,
     call = _call(page, trace, lang, chosen)
     if call is None:
         return
-    if "graph" not in call or not call["steps"]:
+    if call.graph is None or not call.steps:
         st.warning(text("backward_nothing", lang))
         return
-    graph = trace.graphs[call["graph"]]
+    graph = trace.graphs[call.graph]
     shown = animation_view(trace, call)
     try:
         with st.spinner(text("laying_out", lang)):
@@ -65,17 +66,17 @@ def backward_pass(page: str, trace: Trace, lang: str, chosen: int | None = None,
     st.caption(text("animation_help", lang))
     if line.built:
         st.caption(text("timeline_help", lang))
-    batches = frames_of(len(call["steps"]))
-    if len(batches) < len(call["steps"]):
-        st.caption(text("batched", lang, steps=len(call["steps"]), frames=len(batches)))
+    batches = frames_of(len(call.steps))
+    if len(batches) < len(call.steps):
+        st.caption(text("batched", lang, steps=len(call.steps), frames=len(batches)))
     numbers = st.toggle(text("numbers_on_picture", lang), key=f"{page}.numbers",
                         value=len(layout["nodes"]) <= NUMBERS_UP_TO)
     asking = predict.asking(page, code, lang)
     quiz = None if asking is None else predict.Quiz(page, trace, call, graph, _namer(graph),
                                                     *asking)
     st.download_button(text("download_animation", lang),
-                       lambda: animation_html(trace, call["call"], lang),
-                       f"backward-pass-{call['call']}.html", "text/html", key=f"{page}.html",
+                       lambda: animation_html(trace, call.call, lang),
+                       f"backward-pass-{call.call}.html", "text/html", key=f"{page}.html",
                        on_click="ignore", icon=":material/download:")
     built = line.statement(index)
     with panel:
@@ -100,15 +101,15 @@ def backward_pass(page: str, trace: Trace, lang: str, chosen: int | None = None,
                                                     steps=len(line.built), line=made.line),
                                   height=HEIGHT)
     clicked = st.session_state.get(f"{page}.clicked")
-    if clicked and clicked[1:] == (call["call"], index):  # a node clicked at this place
+    if clicked and clicked[1:] == (call.call, index):  # a node clicked at this place
         mark(page, node_lines(trace).get(clicked[0]))
     elif built is None:  # the statement that made the node the engine step runs
-        mark(page, node_lines(trace).get(call["steps"][step]["node"]))
+        mark(page, node_lines(trace).get(call.steps[step].node))
     # A click is read once, then the chart is drawn anew under a new key, with nothing
     # selected (plotly fades what a selection leaves out).
     key = f"{page}.figure.{st.session_state.get(f'{page}.clicks', 0)}"
     chart.plotly_chart(picture_now, key=key, config={"displaylogo": False},
-                       on_select=functools.partial(_clicked, page, key, call["call"], index),
+                       on_select=functools.partial(_clicked, page, key, call.call, index),
                        selection_mode="points")
     if count := left_off(picture_now):
         left.caption(f"{text('numbers_left_off', lang, count=count)}  \n"  # a line each
@@ -116,12 +117,12 @@ def backward_pass(page: str, trace: Trace, lang: str, chosen: int | None = None,
     _vjp(call, lang)
 
 
-def _call(page: str, trace: Trace, lang: str, chosen: int | None) -> dict[str, Any] | None:
+def _call(page: str, trace: Trace, lang: str, chosen: int | None) -> Call | None:
     """The backward call to replay: `chosen`, the only one, or the learner's choice."""
     if not trace.backward:
         st.info(text("no_backward", lang))
         return None
-    calls = {c["call"]: c for c in trace.backward}
+    calls = {c.call: c for c in trace.backward}
     if chosen in calls:
         return calls[chosen]
     if len(calls) == 1:
@@ -129,14 +130,14 @@ def _call(page: str, trace: Trace, lang: str, chosen: int | None) -> dict[str, A
     key = f"{page}.call"
     restore("call", key, calls)
     if st.session_state.get(key) not in calls:  # a new run: its last call
-        st.session_state[key] = trace.backward[-1]["call"]
+        st.session_state[key] = trace.backward[-1].call
     call = calls[st.selectbox(text("backward_call", lang), list(calls), key=key,
-                              format_func=lambda n: f"#{n} ({calls[n]['kind']})")]
-    keep("call", call["call"])
+                              format_func=lambda n: f"#{n} ({calls[n].kind})")]
+    keep("call", call.call)
     return call
 
 
-def _position(page: str, call: dict[str, Any], line: Timeline, lang: str) -> int:
+def _position(page: str, call: Call, line: Timeline, lang: str) -> int:
     """The learner's place on the timeline (0-based): the controls, with a player."""
     key = _replay(page, call)
     # Opened at the engine's first step: the page is about the backward pass ("first" and
@@ -146,9 +147,9 @@ def _position(page: str, call: dict[str, Any], line: Timeline, lang: str) -> int
                          place=lambda n: line.place(n - 1, lang))
 
 
-def _replay(page: str, call: dict[str, Any]) -> str:
+def _replay(page: str, call: Call) -> str:
     """The key of the controls that replay `call`."""
-    return f"{page}.replay.{call['call']}"
+    return f"{page}.replay.{call.call}"
 
 
 def _clicked(page: str, key: str, call: int, index: int) -> None:
@@ -159,106 +160,108 @@ def _clicked(page: str, key: str, call: int, index: int) -> None:
     st.session_state[f"{page}.clicks"] = st.session_state.get(f"{page}.clicks", 0) + 1
 
 
-def _statement_panel(page: str, code: str, step: Step, graph: dict[str, Any],
+def _statement_panel(page: str, code: str, step: Step, graph: Graph,
                      added: frozenset[str], lang: str) -> None:
     """A statement that built the graph: its code and the nodes it added."""
-    nodes = {n["id"]: n for n in graph["nodes"]}
+    nodes = {n.id: n for n in graph.nodes}
     after_line(page, step, lang)
     st.code(statement(code, step.line, step.end_line), language="python")
     made = sorted(_name(nodes.get(n, {}), n) for n in added)
     st.caption(text("statement_added", lang, nodes=", ".join(made)))
 
 
-def _engine_panel(call: dict[str, Any], graph: dict[str, Any], index: int, lang: str,
+def _engine_panel(call: Call, graph: Graph, index: int, lang: str,
                   quiz: predict.Quiz | None, asked: list[predict.Question]) -> None:
     """One engine step: the node's rule, what it received and what it sent, and the
     `.grad`s written so far; what is `asked` is hidden and asked for instead."""
-    step = call["steps"][index]
-    nodes = {n["id"]: n for n in graph["nodes"]}
-    custom = nodes.get(step["node"], {}).get("custom", False)
-    device = next((g["device"] for g in step["grad_outputs"] if g), "?")
-    st.markdown(f"**{index + 1}. {code_span(str(step['name']))}** · "
+    step = call.steps[index]
+    nodes = {n.id: n for n in graph.nodes}
+    custom = step.node in nodes and bool(nodes[step.node].custom)
+    device = next((g.device for g in step.grad_outputs if g), "?")
+    st.markdown(f"**{index + 1}. {code_span(str(step.name))}** · "
                 f"{text('on_device', lang, device=plain(device))}")
-    st.info(rule(step["name"], lang, custom), icon=":material/functions:")
+    st.info(rule(step.name, lang, custom), icon=":material/functions:")
     received, sent = st.columns(2)
     with received:
         st.markdown(f"**{text('received', lang)}**")
         if any(q.kind in ("received", "of") for q in asked):
             st.caption(text("predict_hidden", lang))
         else:
-            for grad in step["grad_outputs"]:
+            for grad in step.grad_outputs:
                 _gradient(grad, lang)
     with sent:
         if quiz and asked:
             predict.ask(quiz, index, asked, lang)
         else:
             st.markdown(f"**{text('sent', lang)}**")
-            for grad in step["grad_inputs"]:
+            for grad in step.grad_inputs:
                 if grad:
-                    st.caption(f"→ {_name(nodes.get(grad['to'], {}), grad['to'])}")
+                    st.caption(f"→ {_name(nodes.get(grad.to), grad.to)}")
                     _gradient(grad, lang)
-            if not any(step["grad_inputs"]):
+            if not any(step.grad_inputs):
                 st.caption(text("sent_nothing", lang))
-    written = [g for g in call["leaf_grads"] if g["after"] <= index + (0 if asked else 1)]
+    written = [g for g in call.leaf_grads if g.after <= index + (0 if asked else 1)]
     if written:
         st.markdown(f"**{text('leaf_grads', lang)}**")
-        latest = {g["leaf"]: g for g in written}
+        latest = {g.leaf: g for g in written}
         # (a hook may have cleared a .grad)
         st.table([{text("col_leaf", lang): _name(nodes.get(leaf, {}), leaf),
-                   ".grad": code_span(preview(g["grad"]["values"])) if g["grad"] else "None",
-                   "‖.grad‖": number(g["grad"]["norm"]) if g["grad"] else ""}
+                   ".grad": code_span(preview(g.grad.values)) if g.grad else "None",
+                   "‖.grad‖": number(g.grad.norm) if g.grad else ""}
                   for leaf, g in latest.items()])
 
 
-def _gradient(grad: dict[str, Any] | None, lang: str) -> None:
+def _gradient(grad: Gradient | None, lang: str) -> None:
     """A gradient the engine passed, every digit (a grid as a table); of a large one, what
     was kept, said to be a leading block."""
     if not grad:
         st.caption("None")
         return
-    values = grad["values"]
-    cut = grad["truncated"] and isinstance(values, list)
+    values = grad.values
+    cut = grad.truncated and isinstance(values, list)
     if isinstance(values, list) and values and isinstance(values[0], list) and not (
             values[0] and isinstance(values[0][0], list)):
-        number_table(values, grad["dtype"], width="stretch",
+        number_table(values, grad.dtype, width="stretch",
                      height=min(38 + 35 * len(values), 250))
     else:
-        st.code(exact(values, grad["dtype"], grad["shape"]), language=None, wrap_lines=True)
+        st.code(exact(values, grad.dtype, grad.shape), language=None, wrap_lines=True)
     kept = [text("truncated", lang, shown=f"{len(flat(values)):,}",
-                 total=f"{math.prod(grad['shape']):,}")] if cut else []
-    st.caption(" · ".join([f"shape {plain(tuple(grad['shape']))}",
-                           f"‖g‖ = {number(grad['norm'])}", plain(grad["device"]), *kept]))
+                 total=f"{math.prod(grad.shape):,}")] if cut else []
+    st.caption(" · ".join([f"shape {plain(tuple(grad.shape))}",
+                           f"‖g‖ = {number(grad.norm)}", plain(grad.device), *kept]))
 
 
-def _namer(graph: dict[str, Any]) -> predict.Names:
+def _namer(graph: Graph) -> predict.Names:
     """A node's id → its name as the page shows it."""
-    nodes = {n["id"]: n for n in graph["nodes"]}
-    return lambda node: _name(nodes.get(node, {}), node)
+    nodes = {n.id: n for n in graph.nodes}
+    return lambda node: _name(nodes.get(node), node)
 
 
-def _name(node: dict[str, Any], fallback: str) -> str:
+def _name(node: Node | None, fallback: str) -> str:
     """A node's variable names, else its op's name, as plain markdown text."""
-    return plain(", ".join(node.get("names", [])) or node.get("name") or fallback)
+    if node is None:
+        return plain(fallback)
+    return plain(", ".join(node.names or ()) or node.name or fallback)
 
 
-def _vjp(call: dict[str, Any], lang: str) -> None:
+def _vjp(call: Call, lang: str) -> None:
     """For y.backward(v) on a small vector y: v, and the vᵀJ the engine delivered to each
     leaf's AccumulateGrad (J itself is not built: `jacobian_reason`)."""
-    if call.get("vector") is None:
+    if call.vector is None:
         return
     st.markdown(f"#### {text('vjp_title', lang)}")
     st.caption(text("vjp_explain", lang))
-    names = {g["node"]: " = ".join(g["names"]) or g["leaf"] for g in call["leaf_grads"]}
-    delivered = [s for s in call["steps"] if s["name"] == "AccumulateGrad"]
+    names = {g.node: " = ".join(g.names) or g.leaf for g in call.leaf_grads}
+    delivered = [s for s in call.steps if s.name == "AccumulateGrad"]
     columns = st.columns(1 + len(delivered))
     columns[0].markdown("**v**")
     with columns[0]:
-        number_table([[x] for x in call["vector"]], width="stretch")
+        number_table([[x] for x in call.vector], width="stretch")
     for column, step in zip(columns[1:], delivered, strict=True):
-        name = plain(names.get(step["node"], step["node"]))
+        name = plain(names.get(step.node, step.node))
         column.markdown(f"**{text('vjp_result', lang, leaf=name)}**")
         with column:
-            _gradient(step["grad_outputs"][0] if step["grad_outputs"] else None, lang)
+            _gradient(step.grad_outputs[0] if step.grad_outputs else None, lang)
 
 
 

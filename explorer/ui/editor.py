@@ -77,10 +77,10 @@ def _marks(name: str) -> dict[str, Any]:
         return {"step": None, "error": None}
     shown = trace.step_at(len(trace.steps) - 1)
     step = st.session_state.get(f"{name}.marked")
-    error = trace.error if trace.error and trace.error.get("line") else None
+    error = trace.error if trace.error and trace.error.line else None
     return {"step": step or ((shown.line, shown.end_line) if shown else None),
-            "error": error and {"line": error["line"],
-                                "message": f"{error['type']}: {error['message']}"[:300]}}
+            "error": error and {"line": error.line,
+                                "message": f"{error.type}: {error.message}"[:300]}}
 
 
 def open_program(name: str, page_path: str | None, code: str) -> None:

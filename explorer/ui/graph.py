@@ -18,6 +18,7 @@ from explorer.trace.graph_view import (
     named_outputs,
     node_lines,
 )
+from explorer.trace.schema import Node, Variable
 from explorer.ui.code_editor import ASSETS
 from explorer.ui.common import SETTINGS
 from explorer.ui.link import keep, restore
@@ -145,44 +146,44 @@ def _inspector(view: View, trace: Trace, index: int, lang: str, key: str) -> Mad
     return Made(_name(node), lines) if marked else None
 
 
-def _in_full(node: dict[str, Any], info: dict[str, Any], lang: str) -> None:
+def _in_full(node: Node, info: Variable, lang: str) -> None:
     """A variable's tensor values and `.grad`, every digit; of a large one, what was kept,
     said to be a leading block, with the 2-norm of all of it."""
-    name = code_span(" = ".join(node["names"]))
-    for label, values, norm in ((text("values", lang), info.get("values"), info.get("norm")),
-                                (text("grad", lang), info.get("grad"), info.get("grad_norm"))):
+    name = code_span(" = ".join(node.names or ()))
+    for label, values, norm in ((text("values", lang), info.values, info.norm),
+                                (text("grad", lang), info.grad, info.grad_norm)):
         if values is None:
             continue
         st.markdown(text("in_full", lang, name=name, what=label))
-        st.code(exact(values, info["dtype"], info["shape"]), language=None, wrap_lines=True)
-        if said := kept(values, info["numel"], norm, lang):
+        st.code(exact(values, info.dtype, info.shape), language=None, wrap_lines=True)
+        if said := kept(values, info.numel, norm, lang):
             st.caption(said)
 
 
-def _name(node: dict[str, Any]) -> str:
+def _name(node: Node) -> str:
     """A node's op, or the names of the variables it is (else its kind)."""
-    if node["kind"] in ("backward", "group"):
-        return node["name"]
-    return ", ".join(node.get("names", [])) or node["kind"]
+    if node.kind in ("backward", "group"):
+        return node.name
+    return ", ".join(node.names or ()) or node.kind
 
 
-def _title(node: dict[str, Any]) -> str:
-    return f"{_name(node)} ({node['id']})"
+def _title(node: Node) -> str:
+    return f"{_name(node)} ({node.id})"
 
 
-def _details(node: dict[str, Any], lang: str) -> list[tuple[str, Any]]:
+def _details(node: Node, lang: str) -> list[tuple[str, Any]]:
     """A node's details, each named in `lang` (PyTorch's attribute names as they are)."""
-    if node["kind"] == "group":
-        return [(text("detail_op", lang), node["name"]),
-                (text("detail_nodes", lang), len(node["members"]))]
-    if node["kind"] == "backward":
-        rows = [(text("detail_op", lang), node["name"]),
-                (text("detail_custom", lang), node.get("custom", False))]
+    if node.kind == "group":
+        return [(text("detail_op", lang), node.name),
+                (text("detail_nodes", lang), len(node.members))]
+    if node.kind == "backward":
+        rows = [(text("detail_op", lang), node.name),
+                (text("detail_custom", lang), bool(node.custom))]
         return rows + [(text("detail_saved", lang, name=plain(k)), v)
-                       for k, v in node.get("saved", {}).items()]
+                       for k, v in (node.saved or {}).items()]
     return [(text("detail_tensor", lang), _name(node)),
-            *((k, node[k]) for k in ("shape", "dtype", "device", "requires_grad", "is_leaf",
-                                      "grad_fn", "version"))]
+            *((k, getattr(node, k)) for k in ("shape", "dtype", "device", "requires_grad",
+                                              "is_leaf", "grad_fn", "version"))]
 
 
 def _fold(page: str, paths: list[str], lang: str) -> list[str]:
@@ -205,14 +206,14 @@ def graph_at_step(page: str, trace: Trace, index: int, lang: str,
     where = where or st.container()
     step = trace.steps[index]
     outside = [name for name, info in step.variables.items()
-               if info["kind"] == "tensor" and not info["requires_grad"]]
-    if step.graph is None or trace.graphs[step.graph].get("note"):
+               if info.kind == "tensor" and not info.requires_grad]
+    if step.graph is None or trace.graphs[step.graph].note:
         with where:
             graph_frame(page, lang)  # kept, first in its place, for the next step's picture
             if step.graph is None:
                 st.info(text("no_graph", lang))
             else:
-                st.warning(text("graph_note", lang, note=plain(trace.graphs[step.graph]["note"])))
+                st.warning(text("graph_note", lang, note=plain(trace.graphs[step.graph].note)))
         if outside:
             st.caption(text("not_in_graph", lang, names=", ".join(map(code_span, outside))))
         return None
@@ -242,7 +243,7 @@ def graph_at_step(page: str, trace: Trace, index: int, lang: str,
     for note in _grouped(shown, lang) + ([_freed(shown, lang)] if saved else []):
         if note:
             st.caption(note)
-    if expand or any(not n.get("folded") for g in shown.groups if (n := shown.nodes.get(g))):
+    if expand or any(not n.folded for g in shown.groups if (n := shown.nodes.get(g))):
         st.checkbox(text("expand", lang), key=f"{page}.expand")
         keep("expand", expand)
     keep("roots", roots)
@@ -257,8 +258,8 @@ def graph_at_step(page: str, trace: Trace, index: int, lang: str,
 def _grouped(shown: View, lang: str) -> list[str]:
     """What the picture draws as one box: the modules folded, the long chains collapsed."""
     groups = [(shown.nodes.get(g, {}), len(m)) for g, m in shown.groups.items()]
-    folded = [(n["name"], size) for n, size in groups if n.get("folded")]
-    chains = [size for n, size in groups if not n.get("folded")]
+    folded = [(n.name, size) for n, size in groups if n.folded]
+    chains = [size for n, size in groups if not n.folded]
     notes = []
     if len(folded) == 1:
         notes.append(text("folded_one", lang, module=code_span(folded[0][0]), nodes=folded[0][1]))
@@ -273,6 +274,6 @@ def _grouped(shown: View, lang: str) -> list[str]:
 def _freed(shown: View, lang: str) -> str | None:
     """Why saved tensors are missing from the picture: backward() freed them (None: it did not
     free any that the picture would draw)."""
-    ops = {n["name"]: None for n in shown.nodes.values()
-           if n["kind"] == "backward" and FREED in n.get("saved", {}).values()}
+    ops = {n.name: None for n in shown.nodes.values()
+           if n.kind == "backward" and FREED in (n.saved or {}).values()}
     return text("saved_freed", lang, ops=", ".join(map(code_span, ops))) if ops else None

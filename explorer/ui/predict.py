@@ -7,13 +7,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 import streamlit as st
 
 from explorer.content.i18n import text
 from explorer.content.markdown import code_span
 from explorer.trace import Trace
+from explorer.trace.schema import Call, Graph
 from explorer.ui.link import keep, restore, take
 from explorer.views.numbers import written
 from explorer.views.permalink import NAME
@@ -41,8 +41,8 @@ class Quiz:
 
     page: str
     trace: Trace
-    call: dict[str, Any]
-    graph: dict[str, Any]
+    call: Call
+    graph: Graph
     name: Names
     ask: tuple[str, ...] = ()
     hint: str = ""
@@ -56,7 +56,7 @@ class Quiz:
         kept = st.session_state.get(key)
         if kept is None or kept[0] is not self.trace:
             kept = st.session_state[key] = (self.trace, {})
-        return kept[1].setdefault(self.call["call"], {})
+        return kept[1].setdefault(self.call.call, {})
 
 
 def asking(page: str, code: str | None, lang: str) -> tuple[tuple[str, ...], str] | None:
@@ -95,7 +95,7 @@ def pending(quiz: Quiz, index: int) -> list[Question]:
 
 def ask(quiz: Quiz, index: int, asked: list[Question], lang: str) -> None:
     """The form that asks `asked`; Check judges every answer, then the step is shown."""
-    form = f"{quiz.page}.predict.{quiz.call['call']}.{index}"
+    form = f"{quiz.page}.predict.{quiz.call.call}.{index}"
     st.markdown(f"**{text('predict_title', lang)}**")
     if quiz.hint:
         st.caption(quiz.hint)
@@ -135,12 +135,12 @@ def verdicts(quiz: Quiz, index: int, lang: str) -> None:
         if verdict is None:
             continue
         what = _what(question, quiz.name, lang)
-        engine = code_span(written(question.gradient["values"]))
+        engine = code_span(written(question.gradient.values))
         if verdict.right:
             st.success(text("predict_right", lang, what=what, value=engine),
                        icon=":material/check_circle:")
             continue
-        typed = written(shaped(verdict.typed, question.gradient["shape"]))
+        typed = written(shaped(verdict.typed, question.gradient.shape))
         wrong = text("predict_wrong", lang, what=what, value=engine, typed=code_span(typed))
         if len(verdict.typed) == len(verdict.expected) and len(verdict.expected) > 1:
             wrong += " " + text("predict_differ", lang, at=", ".join(
@@ -150,7 +150,7 @@ def verdicts(quiz: Quiz, index: int, lang: str) -> None:
                                 typed=len(verdict.typed))
         st.error(wrong, icon=":material/cancel:")
     right, asked = score(answered)
-    st.caption(text("predict_score", lang, call=quiz.call["call"], right=right, asked=asked))
+    st.caption(text("predict_score", lang, call=quiz.call.call, right=right, asked=asked))
 
 
 def _what(question: Question, name: Names, lang: str) -> str:

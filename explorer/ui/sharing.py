@@ -10,7 +10,8 @@ import streamlit as st
 
 from explorer.content.i18n import text
 from explorer.content.markdown import code_span, plain
-from explorer.trace import Trace
+from explorer.trace import Trace, Variables
+from explorer.trace.schema import Variable
 from explorer.ui.link import keep, restore
 from explorer.ui.steps import after_line, error_panel, step_controls
 from explorer.views.numbers import written_each
@@ -80,7 +81,7 @@ def pair_view(page: str, trace: Trace, code: str, lang: str) -> None:
     a, b = (step.variables.get(name) for name in pair)
     if is_array(a) and is_array(b):
         _verdict(pair, a, b, lang)
-    zrange = _zrange([info["values"] for info in (a, b) if is_array(info)])
+    zrange = _zrange([info.values for info in (a, b) if is_array(info)])
     for side, name, column in zip(SIDES, pair, st.columns(2), strict=True):
         with column.container(border=True):
             _name_picker(page, side, names, lang)
@@ -110,7 +111,7 @@ def _name_picker(page: str, side: str, names: list[str], lang: str) -> None:
                      {key: st.session_state[f"{key}.widget"]}))
 
 
-def _verdict(pair: list[str | None], a: dict[str, Any], b: dict[str, Any], lang: str) -> None:
+def _verdict(pair: list[str | None], a: Variable, b: Variable, lang: str) -> None:
     """**shares memory** or **separate copy**, decided from the recorded memory, and why."""
     span = overlap(a, b)
     if span:
@@ -118,13 +119,13 @@ def _verdict(pair: list[str | None], a: dict[str, Any], b: dict[str, Any], lang:
             "numpy_shares_why", lang, start=f"{span[0]:#x}", n=span[1] - span[0]),
             icon=":material/link:")
         return
-    why = (text("numpy_devices", lang, left=code_span(str(pair[0])), a=plain(a["device"]),
-                right=code_span(str(pair[1])), b=plain(b["device"]))
-           if a["device"] != b["device"] else text("numpy_copy_why", lang))
+    why = (text("numpy_devices", lang, left=code_span(str(pair[0])), a=plain(a.device),
+                right=code_span(str(pair[1])), b=plain(b.device))
+           if a.device != b.device else text("numpy_copy_why", lang))
     st.warning(f"**{text('numpy_copy', lang)}** — {why}", icon=":material/link_off:")
 
 
-def _side(name: str | None, now: dict[str, Any], before: dict[str, Any],
+def _side(name: str | None, now: Variables, before: Variables,
           zrange: tuple[float, float], lang: str, key: str) -> None:
     """One variable at this step: what it is, where its data live, its values and changes."""
     if name is None:
@@ -133,25 +134,25 @@ def _side(name: str | None, now: dict[str, Any], before: dict[str, Any],
     info = now.get(name)
     if not is_array(info):
         st.caption(text("numpy_missing", lang) if info is None
-                   else text("numpy_not_array", lang, kind=plain(info["kind"])))
+                   else text("numpy_not_array", lang, kind=plain(info.kind)))
         return
-    facts = [f"{KINDS[info['kind']]} · {code_span(str(info['dtype']))} · "
-             f"{code_span(str(info['device']))}",
-             f"shape {code_span(str(tuple(info['shape'])))} · strides "
-             f"{code_span(str(tuple(info.get('strides', ()))))}"]
-    if "memory" in info:
-        start, end = info["memory"]
+    facts = [f"{KINDS[info.kind]} · {code_span(str(info.dtype))} · "
+             f"{code_span(str(info.device))}",
+             f"shape {code_span(str(tuple(info.shape)))} · strides "
+             f"{code_span(str(tuple(info.strides or ())))}"]
+    if info.memory is not None:
+        start, end = info.memory
         facts.append(text("numpy_address", lang, start=f"{start:#x}", n=end - start)
-                     + (f" · data_ptr `{info['data_ptr']:#x}`" if info["data_ptr"] != start
+                     + (f" · data_ptr `{info.data_ptr:#x}`" if info.data_ptr != start
                         else ""))
     st.markdown("  \n".join(facts))
-    if not cells(info["values"]):
+    if not cells(info.values):
         st.caption(text("numpy_empty", lang))
         return
     changed = variable_changes(info, before.get(name))
-    st.plotly_chart(heatmap(info["values"], changed, zrange), key=key, width="stretch",
+    st.plotly_chart(heatmap(info.values, changed, zrange), key=key, width="stretch",
                     config={"displayModeBar": False})
-    if said := kept(info["values"], info["numel"], info.get("norm"), lang):
+    if said := kept(info.values, info.numel, info.norm, lang):
         st.caption(said)
 
 

@@ -11,7 +11,7 @@ import streamlit as st
 
 from explorer.content.i18n import text
 from explorer.content.markdown import code_span, plain
-from explorer.trace import Step, Trace
+from explorer.trace import Step, Trace, Variables
 from explorer.ui.link import keep, restore
 from explorer.views.numbers import PRECISION, full_decimals, parsed, writer, written, written_each
 from explorer.views.present import kept, statement, variable_rows
@@ -171,16 +171,16 @@ def error_panel(trace: Trace, code: str, lang: str) -> None:
         if found is not None:
             _scene(found, code, lang)
         return
-    line = error["line"]
-    title = (text("error_on_line", lang, type=plain(error["type"]), line=line) if line
-             else text("error", lang, type=plain(error["type"])))
+    line = error.line
+    title = (text("error_on_line", lang, type=plain(error.type), line=line) if line
+             else text("error", lang, type=plain(error.type)))
     with st.container(border=True):
         st.error(title, icon="🛑")
         if line:
             st.code(statement(code, line, line), language="python")
-        st.code(error["message"], language=None, wrap_lines=True)
-        if error["explanation"]:
-            st.info(f"**{text('what_it_means', lang)}** — {error['explanation'][lang]}",
+        st.code(error.message, language=None, wrap_lines=True)
+        if error.explanation:
+            st.info(f"**{text('what_it_means', lang)}** — {getattr(error.explanation, lang)}",
                     icon="💡")
         if found is not None:
             _scene(found, code, lang, shown=line)
@@ -198,7 +198,7 @@ def _scene(found: Scene, code: str, lang: str, shown: int | None = None) -> None
             st.code(statement(code, found.line, found.line), language="python")
 
 
-def _variables(now: dict[str, Any], before: dict[str, Any], lang: str, page: str) -> None:
+def _variables(now: Variables, before: Variables, lang: str, page: str) -> None:
     rows = variable_rows(now, before)
     if not rows:
         st.caption(text("no_variables", lang))
@@ -206,19 +206,19 @@ def _variables(now: dict[str, Any], before: dict[str, Any], lang: str, page: str
     st.table([{text(HEADERS[k], lang) if k in HEADERS else k: v for k, v in row.items()}
               for row in rows])
     st.caption(f"● {text('changed', lang)}")
-    inspectable = [name for name, info in now.items() if info["kind"] in ("tensor", "ndarray")]
+    inspectable = [name for name, info in now.items() if info.kind in ("tensor", "ndarray")]
     if not inspectable:
         return
     restore("inspect", f"{page}.inspect", inspectable)
     name = st.selectbox(text("inspect", lang), inspectable, key=f"{page}.inspect")
     keep("inspect", name)
     info = now[name]
-    for label, values, norm in ((text("values", lang), info["values"], info.get("norm")),
-                                (text("grad", lang), info.get("grad"), info.get("grad_norm"))):
+    for label, values, norm in ((text("values", lang), info.values, info.norm),
+                                (text("grad", lang), info.grad, info.grad_norm)):
         if values is not None:
             st.markdown(f"{code_span(name)} {label}")
             _values(values)
-            if said := kept(values, info["numel"], norm, lang):
+            if said := kept(values, info.numel, norm, lang):
                 st.caption(said)
 
 

@@ -12,6 +12,7 @@ import streamlit as st
 from explorer.content.examples import by_key
 from explorer.content.i18n import text
 from explorer.trace import Trace
+from explorer.trace.schema import Summary
 from explorer.ui.backward import backward_pass
 from explorer.ui.code_editor import code_editor
 from explorer.ui.common import SETTINGS, may_run, pool
@@ -90,10 +91,10 @@ def _start_title(key: str, lang: str) -> str:
 def _error_mark() -> dict[str, Any] | None:
     """The last run's error line and message, while the editor shows the program that ran."""
     ran, trace = st.session_state.get(RUN, (None, None))
-    if trace is None or ran != st.session_state[CODE] or not (trace.error or {}).get("line"):
+    if trace is None or ran != st.session_state[CODE] or not (trace.error and trace.error.line):
         return None
-    return {"line": trace.error["line"],
-            "message": f"{trace.error['type']}: {trace.error['message']}"[:300]}
+    return {"line": trace.error.line,
+            "message": f"{trace.error.type}: {trace.error.message}"[:300]}
 
 
 def train(lang: str) -> tuple[str, Trace] | None:
@@ -115,9 +116,9 @@ def train(lang: str) -> tuple[str, Trace] | None:
     count = calls(trace.losses)
     if count < 2 and trace.ok:
         st.info(text("training_no_loop", lang, count=count), icon=":material/loop:")
-    losses = [s for s in trace.losses if s["value"] is not None]
+    losses = [s for s in trace.losses if s.value is not None]
     if count >= 2 and losses:
-        first, last = losses[0]["value"], losses[-1]["value"]
+        first, last = losses[0].value, losses[-1].value
         (st.success if last < first else st.warning)(
             text("loss_fell" if last < first else "loss_rose", lang, first=first, last=last))
     if count >= 2:
@@ -134,13 +135,13 @@ def _run_live(code: str, lang: str) -> Trace:
     said = st.empty()
     said.caption(text("training_started", lang))
     chart = st.empty()
-    seen: list[dict[str, Any]] = []
+    seen: list[Summary] = []
     drawn = [0.0]
 
-    def update(summary: dict[str, Any]) -> None:
+    def update(summary: Summary) -> None:
         seen.append(summary)
-        loss = "—" if summary["value"] is None else f"{summary['value']:.4g}"
-        said.caption(text("training_live", lang, i=summary["call"], loss=loss))
+        loss = "—" if summary.value is None else f"{summary.value:.4g}"
+        said.caption(text("training_live", lang, i=summary.call, loss=loss))
         if time.monotonic() - drawn[0] > 0.25:  # redraw four times a second at most
             drawn[0] = time.monotonic()
             chart.plotly_chart(loss_figure(seen, text("loss", lang), text("iteration", lang),

@@ -28,6 +28,7 @@ from typing import Any, NamedTuple
 import plotly.graph_objects as go
 
 from explorer.content.i18n import text
+from explorer.trace.schema import Call, Gradient
 from explorer.views.numbers import written
 from explorer.views.present import described, preview
 
@@ -83,7 +84,7 @@ def frames_of(steps: int) -> list[range]:
     return [range(i, min(i + per, steps)) for i in range(0, steps, per)]
 
 
-def figure(call: dict[str, Any], layout: dict[str, Any], svg: str,
+def figure(call: Call, layout: dict[str, Any], svg: str,
            groups: dict[str, list[str]] | None = None, at: int | None = None,
            height: int = 640, numbers: bool | None = None, animated: bool = True,
            lang: str = "en", ahead: bool = True) -> go.Figure:
@@ -99,14 +100,14 @@ def figure(call: dict[str, Any], layout: dict[str, Any], svg: str,
     paths: dict[tuple[str, str], list[list[tuple[float, float]]]] = {}
     for tail, head, points in layout["edges"]:  # parallel edges (y * y) each keep their own
         paths.setdefault((tail, head), []).append(points)
-    steps = call["steps"]
+    steps = call.steps
     carried = _carried(call, where, paths)
     top = max((size for edges in carried.values() for _, size, _ in edges
                if math.isfinite(size)), default=1.0) or 1.0
     x0, _, _, y1 = layout["bb"]
     written_at: dict[int, list[str]] = {}
-    for g in call["leaf_grads"]:
-        written_at.setdefault(g["after"] - 1, []).append(g["leaf"])
+    for g in call.leaf_grads:
+        written_at.setdefault(g.after - 1, []).append(g.leaf)
     if numbers is None:
         numbers = len(boxes) <= NUMBERS_UP_TO
     order = {id(points): k for k, (_, _, points) in enumerate(layout["edges"])}
@@ -149,7 +150,7 @@ def figure(call: dict[str, Any], layout: dict[str, Any], svg: str,
                 into.update(part)
                 part.clear()
         running = list(dict.fromkeys(
-            node for i in batch if (node := where.get(steps[i]["node"], steps[i]["node"]))
+            node for i in batch if (node := where.get(steps[i].node, steps[i].node))
             in boxes))
         recent[0].update((n, n) for n in running if n not in settled[0])
         for i in batch:
@@ -167,7 +168,7 @@ def figure(call: dict[str, Any], layout: dict[str, Any], svg: str,
             OUTLINE: _outline(running, boxes), STARS: _marks(list(leaves), boxes),
             NUMBERS: _texts(said, placed), LEADERS: _leaders(said, placed),
             CAPTION: _caption(text("replay_step", lang, step=batch[-1] + 1, steps=len(steps),
-                                   name=escape(steps[batch[-1]]["name"])), x0 - PAD, y1 + PAD)}
+                                   name=escape(steps[batch[-1]].name)), x0 - PAD, y1 + PAD)}
         if not animated:
             state = values | drawn(settled, SETTLED)
             break
@@ -202,7 +203,7 @@ def left_off(chart: go.Figure) -> int:
     return (chart.layout.meta or {}).get("left_off", 0)
 
 
-def growing(call: dict[str, Any], layout: dict[str, Any], svg: str,
+def growing(call: Call, layout: dict[str, Any], svg: str,
             groups: dict[str, list[str]] | None, made: frozenset[str], new: frozenset[str],
             caption: str, height: int = 640) -> go.Figure:
     """The picture of `call`'s graph while the forward pass builds it: the nodes not `made`
@@ -243,37 +244,37 @@ def _grouped(groups: dict[str, list[str]]) -> dict[str, str]:
     return {member: gid for gid, members in groups.items() for member in members}
 
 
-Carried = dict[int, list[tuple[list[tuple[float, float]], float, dict[str, Any] | None]]]
+Carried = dict[int, list[tuple[list[tuple[float, float]], float, Gradient | None]]]
 
 
-def _carried(call: dict[str, Any], where: dict[str, str],
+def _carried(call: Call, where: dict[str, str],
              paths: dict[tuple[str, str], list[list[tuple[float, float]]]]) -> Carried:
     """step -> [(edge points, gradient norm, gradient)] for each edge that step sent gradient
     along (the gradient is None where a hook cleared a `.grad`)."""
     out: Carried = {}
 
-    def carry(step: int, tail: str, head: str, used: int, grad: dict[str, Any] | None) -> None:
+    def carry(step: int, tail: str, head: str, used: int, grad: Gradient | None) -> None:
         candidates = paths.get((tail, head), [])  # graph edges point the forward way
         if tail != head and candidates:
             out.setdefault(step, []).append((candidates[used % len(candidates)],
-                                             grad["norm"] if grad else 0.0, grad))
+                                             grad.norm if grad else 0.0, grad))
 
-    steps = call["steps"]
-    if steps and steps[0]["grad_outputs"] and steps[0]["grad_outputs"][0]:
-        for root in call["roots"]:  # the gradient the pass starts from, into the root's node
-            carry(0, where.get(steps[0]["node"], steps[0]["node"]), root, 0,
-                  steps[0]["grad_outputs"][0])
+    steps = call.steps
+    if steps and steps[0].grad_outputs and steps[0].grad_outputs[0]:
+        for root in call.roots:  # the gradient the pass starts from, into the root's node
+            carry(0, where.get(steps[0].node, steps[0].node), root, 0,
+                  steps[0].grad_outputs[0])
     for i, step in enumerate(steps):
-        node = where.get(step["node"], step["node"])
+        node = where.get(step.node, step.node)
         count: dict[str, int] = {}
-        for grad in step["grad_inputs"]:
-            if grad and grad.get("to"):
-                target = where.get(grad["to"], grad["to"])
+        for grad in step.grad_inputs:
+            if grad and grad.to:
+                target = where.get(grad.to, grad.to)
                 carry(i, target, node, count.get(target, 0), grad)
                 count[target] = count.get(target, 0) + 1
-    for grad in call["leaf_grads"]:  # AccumulateGrad writes .grad (a hook may clear it)
-        node = where.get(grad["node"], grad["node"])
-        carry(grad["after"] - 1, grad["leaf"], node, 0, grad["grad"])
+    for grad in call.leaf_grads:  # AccumulateGrad writes .grad (a hook may clear it)
+        node = where.get(grad.node, grad.node)
+        carry(grad.after - 1, grad.leaf, node, 0, grad.grad)
     return out
 
 
@@ -283,7 +284,7 @@ Anchor = list[tuple[float, float]] | tuple[float, float, float, float]  # edge p
 Box = tuple[float, float, float, float]  # left, bottom, right, top
 
 
-def _labels(call: dict[str, Any], where: dict[str, str], boxes: dict[str, tuple],
+def _labels(call: Call, where: dict[str, str], boxes: dict[str, tuple],
             carried: Carried, order: dict[int, int]) -> tuple[Said, dict[Key, Anchor]]:
     """step -> the numbers it writes on the picture, each in full and short (a vector as its
     shape and norm), by what they are about: the gradient each edge carried (`order`: an
@@ -298,28 +299,28 @@ def _labels(call: dict[str, Any], where: dict[str, str], boxes: dict[str, tuple]
             anchors[key] = points
             out.setdefault(step, {})[key] = _both(grad, "")
     received: dict[str, list[str]] = {}  # node -> what earlier steps sent it
-    for i, step in enumerate(call["steps"]):
-        node = where.get(step["node"], step["node"])
+    for i, step in enumerate(call.steps):
+        node = where.get(step.node, step.node)
         parts = received.pop(node, [])
-        grad = step["grad_outputs"][0] if step["grad_outputs"] else None
+        grad = step.grad_outputs[0] if step.grad_outputs else None
         if len(parts) > 1 and grad and node in boxes:
             total = _both(grad, " = ")
             anchors[("sum", node)] = boxes[node]
             out.setdefault(i, {})[("sum", node)] = (f"{' + '.join(parts)}{total[0]}",
                                                      f"Σ{total[1]}")
-        for sent in step["grad_inputs"]:
-            if sent and sent.get("to"):
-                received.setdefault(where.get(sent["to"], sent["to"]), []).append(
+        for sent in step.grad_inputs:
+            if sent and sent.to:
+                received.setdefault(where.get(sent.to, sent.to), []).append(
                     described(sent))
-    for g in call["leaf_grads"]:
-        if g["leaf"] in boxes:
-            anchors[("grad", g["leaf"])] = boxes[g["leaf"]]
-            out.setdefault(g["after"] - 1, {})[("grad", g["leaf"])] = _both(g["grad"],
+    for g in call.leaf_grads:
+        if g.leaf in boxes:
+            anchors[("grad", g.leaf)] = boxes[g.leaf]
+            out.setdefault(g.after - 1, {})[("grad", g.leaf)] = _both(g.grad,
                                                                           ".grad = ")
     return out, anchors
 
 
-def _both(grad: dict[str, Any] | None, before: str) -> tuple[str, str]:
+def _both(grad: Gradient | None, before: str) -> tuple[str, str]:
     """A gradient after `before`, in full and short."""
     if not grad:
         return f"{before}None", f"{before}None"
@@ -561,7 +562,7 @@ def _bucket(size: float, top: float) -> int:
     return max(0, min(len(WIDTHS) - 1, len(WIDTHS) - 1 + math.floor(ratio)))
 
 
-def _hover_points(call: dict[str, Any], where: dict[str, str],
+def _hover_points(call: Call, where: dict[str, str],
                   boxes: dict[str, tuple], told: int) -> dict[str, Any]:
     """An invisible point on each node, telling what it received and sent by step `told` on
     hover, and which node it is when clicked (`customdata`)."""
@@ -571,27 +572,27 @@ def _hover_points(call: dict[str, Any], where: dict[str, str],
             "hovertext": [hover[n] for n in ids], "customdata": ids}
 
 
-def _hover(call: dict[str, Any], where: dict[str, str], told: int) -> dict[str, str]:
+def _hover(call: Call, where: dict[str, str], told: int) -> dict[str, str]:
     """What each node received and sent, for hovering; of the steps after `told`, only the
     op's name and a `?` (plotly reads tags in it: the run's words are escaped)."""
     text: dict[str, list[str]] = {}
-    for i, step in enumerate(call["steps"]):
-        node = where.get(step["node"], step["node"])
+    for i, step in enumerate(call.steps):
+        node = where.get(step.node, step.node)
         lines = text.setdefault(node, [])
-        lines.append(f"<b>{i + 1}. {escape(step['name'])}</b>" + ("" if i <= told else " ?"))
+        lines.append(f"<b>{i + 1}. {escape(step.name)}</b>" + ("" if i <= told else " ?"))
         if i > told:
             continue
-        for g in step["grad_outputs"]:
+        for g in step.grad_outputs:
             if g:
-                lines.append(f"in: {escape(preview(g['values']))} ‖{written(g['norm'])}‖ "
-                             f"{escape(g['device'])}")
-        for g in step["grad_inputs"]:
+                lines.append(f"in: {escape(preview(g.values))} ‖{written(g.norm)}‖ "
+                             f"{escape(g.device)}")
+        for g in step.grad_inputs:
             if g:
-                lines.append(f"→ {escape(str(g.get('to')))}: {escape(preview(g['values']))}")
-    for g in call["leaf_grads"]:
-        shown = "?" if g["after"] > told + 1 else preview(g["grad"]["values"]) if g["grad"] \
+                lines.append(f"→ {escape(str(g.to))}: {escape(preview(g.values))}")
+    for g in call.leaf_grads:
+        shown = "?" if g.after > told + 1 else preview(g.grad.values) if g.grad \
             else "None"
-        text.setdefault(g["leaf"], []).append(f".grad = {escape(shown)}")
+        text.setdefault(g.leaf, []).append(f".grad = {escape(shown)}")
     return {node: "<br>".join(lines[:12]) for node, lines in text.items()}
 
 

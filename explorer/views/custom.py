@@ -16,6 +16,9 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from explorer.trace import Variables, value_of
+from explorer.trace.schema import Variable
+
 EPS, ATOL, RTOL = 1e-6, 1e-4, 1e-3  # gradcheck's step and tolerances
 SIZE = 8  # elements of each random input: the Jacobian's columns
 ROWS = 64  # output elements kept: the Jacobian's rows at most
@@ -121,12 +124,12 @@ def gradient_checks(code: str) -> tuple[list[str], str]:
         [HEAD, ast.unparse(ast.Module(kept, [])), *checks])
 
 
-def verdicts(variables: dict[str, Any], names: list[str]) -> list[dict[str, Any]]:
+def verdicts(variables: Variables, names: list[str]) -> list[dict[str, Any]]:
     """Per class: did gradcheck pass, and does the gradient match torch.relu's?"""
     out = []
     for name in names:
-        passed = variables.get(f"{name}_gradcheck", {}).get("values")
-        matches = variables.get(f"{name}_matches_relu", {}).get("values")
+        passed = value_of(variables, f"{name}_gradcheck")
+        matches = value_of(variables, f"{name}_matches_relu")
         out.append({"name": name, "gradcheck": passed, "matches_relu": matches})
     return out
 
@@ -170,10 +173,10 @@ def _gap(analytical: float, numerical: float) -> float:
     return math.inf if math.isnan(gap) else gap
 
 
-def jacobians(variables: dict[str, Any], name: str) -> tuple[int, list[Jacobian]]:
+def jacobians(variables: Variables, name: str) -> tuple[int, list[Jacobian]]:
     """How many output elements class `name` has, and its Jacobians per input as the check
     left them ((0, []) if it did not get that far)."""
-    outputs = variables.get(f"{name}_outputs", {}).get("values")
+    outputs = value_of(variables, f"{name}_outputs")
     found = []
     for k in range(len(variables)):
         analytical = _matrix(variables.get(f"{name}_analytical_{k}"))
@@ -189,16 +192,16 @@ def jacobians(variables: dict[str, Any], name: str) -> tuple[int, list[Jacobian]
     return outputs, found
 
 
-def said(variables: dict[str, Any], name: str) -> str:
+def said(variables: Variables, name: str) -> str:
     """The first line of gradcheck's own message when class `name` failed ("" if none)."""
-    says = variables.get(f"{name}_says", {}).get("values")
+    says = value_of(variables, f"{name}_says")
     return says.strip().rstrip(",") if isinstance(says, str) else ""
 
 
-def _matrix(info: dict[str, Any] | None) -> list[list[float]] | None:
+def _matrix(info: Variable | None) -> list[list[float]] | None:
     """A Jacobian's values as floats (NaN for what is not a number), at most ROWS by SIZE;
     None if `info` is not a matrix."""
-    values = info.get("values") if isinstance(info, dict) else None
+    values = None if info is None else info.values
     if not isinstance(values, list) or not all(isinstance(row, list) for row in values):
         return None
     return [[_float(v) for v in row[:SIZE]] for row in values[:ROWS]]

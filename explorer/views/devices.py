@@ -14,13 +14,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 import plotly.graph_objects as go
 
 from explorer.content.i18n import text
 from explorer.content.markdown import code_span
-from explorer.trace import Trace
+from explorer.trace import Trace, value_of
+from explorer.trace.schema import Variable
 from explorer.views.numbers import written
 
 Runner = Callable[..., Trace]  # `WorkerPool.run`: (code, *, device=...) -> Trace
@@ -166,7 +166,7 @@ SERIES = {
 def cuda_devices(run: Runner) -> list[str]:
     """This machine's CUDA devices (`cuda:0`…), asked of a worker; none without a GPU."""
     trace = run(COUNT, device="cuda")
-    count = trace.variables.get("count", {}).get("values", 0) if trace.ok else 0
+    count = value_of(trace.variables, "count", 0) if trace.ok else 0
     return [f"cuda:{index}" for index in range(min(count, MAX_GPUS) if type(count) is int else 0)]
 
 
@@ -198,7 +198,7 @@ def machine_rows(first: Trace, second: Trace, lang: str) -> list[dict[str, str]]
 
 def same_random_numbers(first: Trace, second: Trace) -> bool | None:
     """Did two runs of the probe draw the same seeded `torch.rand(3)`? None if one failed."""
-    one, two = (t.variables.get("seeded", {}).get("values") for t in (first, second))
+    one, two = (value_of(t.variables, "seeded") for t in (first, second))
     return None if one is None or two is None else one == two
 
 
@@ -214,9 +214,9 @@ def seed_rows(first: Trace, second: Trace, lang: str) -> list[dict[str, str]]:
 def no_gpu_reason(first: Trace, lang: str) -> str | None:
     """Why this machine has no usable GPU, from what the probe found; None if it has one."""
     variables = first.variables
-    if variables.get("available", {}).get("values"):
+    if value_of(variables, "available"):
         return None
-    build = variables.get("cuda_build", {}).get("values")
+    build = value_of(variables, "cuda_build")
     if build in (None, "None"):
         return text("devices_reason_build", lang)
     return text("devices_reason_driver", lang, cuda=code_span(str(build)))
@@ -226,10 +226,10 @@ def timing_series(trace: Trace) -> list[Series]:
     """The timing program's measured lines, in legend order; series it did not measure are
     left out (the GPU ones where the run had no GPU)."""
     variables = trace.variables
-    sizes = [int(n) for n in variables.get("measured", {}).get("values", [])]
+    sizes = [int(n) for n in value_of(variables, "measured", [])]
     series = []
     for key in SERIES:
-        ms = variables.get(key, {}).get("values")
+        ms = value_of(variables, key)
         if isinstance(ms, list) and ms and len(ms) == len(sizes):
             series.append(Series(key, sizes, [float(v) for v in ms]))
     return series
@@ -259,11 +259,11 @@ def _row(names: tuple[str, str, str], row: Row, lang: str, value: str) -> dict[s
             names[2]: value}
 
 
-def _shown(info: dict[str, Any] | None, size: bool) -> str | None:
+def _shown(info: Variable | None, size: bool) -> str | None:
     """A probe variable as the table shows it; None when the probe did not set it."""
     if info is None:
         return None
-    value = info.get("values")
+    value = info.values
     if size and isinstance(value, int):
         return _bytes(value)
     return str(value)
@@ -275,9 +275,9 @@ def _bytes(count: int) -> str:
     return f"{count / 2**20:.1f} MiB" if count else "0"
 
 
-def _tensor_text(info: dict[str, Any] | None) -> str:
+def _tensor_text(info: Variable | None) -> str:
     """A small tensor as PyTorch prints it: `tensor([0.4963, 0.7682])`."""
-    if info is None or not isinstance(info.get("values"), list):
+    if info is None or not isinstance(info.values, list):
         return "—"
-    return f"tensor({written(info['values'])})"
+    return f"tensor({written(info.values)})"
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import html
 from string import Template
-from typing import Any
 
 from explorer.content.i18n import text
 from explorer.trace import Trace
 from explorer.trace.graph_view import View, view
+from explorer.trace.schema import Call
 from explorer.views.animation import figure, frames_of, left_off
 from explorer.views.graph_page import defaults, drawn
 from explorer.views.render import png, positions, svg
@@ -53,8 +53,8 @@ def graph_view(trace: Trace, lang: str = "en") -> View:
     if index < 0 or trace.steps[index].graph is None:
         raise ExportError(text("no_graph", lang))
     graph = trace.graphs[trace.steps[index].graph]
-    if graph.get("note"):
-        raise ExportError(text("graph_note", lang, note=graph["note"]))
+    if graph.note:
+        raise ExportError(text("graph_note", lang, note=graph.note))
     return drawn(trace, index, defaults(trace, index))
 
 
@@ -78,16 +78,16 @@ def trace_json(trace: Trace) -> str:
     return trace.to_json()
 
 
-def backward_call(trace: Trace, call: int | None = None, lang: str = "en") -> dict[str, Any]:
+def backward_call(trace: Trace, call: int | None = None, lang: str = "en") -> Call:
     """Recorded backward call number `call`, or the last one that ran a node."""
     if not trace.backward:
         raise ExportError(text("no_backward", lang))
-    ran = [c for c in trace.backward if "graph" in c and c["steps"]]
+    ran = [c for c in trace.backward if c.graph is not None and c.steps]
     if call is None:
         if not ran:
             raise ExportError(text("backward_nothing", lang))
         return ran[-1]
-    numbers = [c["call"] for c in trace.backward]
+    numbers = [c.call for c in trace.backward]
     if call not in numbers:
         raise ExportError(text("no_such_call", lang, call=call,
                                calls=", ".join(f"#{n}" for n in numbers)))
@@ -96,10 +96,10 @@ def backward_call(trace: Trace, call: int | None = None, lang: str = "en") -> di
     return trace.backward[numbers.index(call)]
 
 
-def animation_view(trace: Trace, call: dict[str, Any]) -> View:
+def animation_view(trace: Trace, call: Call) -> View:
     """What the animation draws under its overlays: the graph behind the call's roots,
     without saved tensors or attributes."""
-    return view(trace.graphs[call["graph"]], call["roots"], show_saved=False, show_attrs=False)
+    return view(trace.graphs[call.graph], call.roots, show_saved=False, show_attrs=False)
 
 
 def animation_html(trace: Trace, call: int | None = None, lang: str = "en",
@@ -111,13 +111,13 @@ def animation_html(trace: Trace, call: int | None = None, lang: str = "en",
     shown = animation_view(trace, chosen)
     chart = figure(chosen, positions(shown.dot), svg(shown.dot), shown.groups, at=0,
                    lang=lang)
-    nodes = {n["id"]: n for n in trace.graphs[chosen["graph"]]["nodes"]}
+    nodes = {n.id: n for n in trace.graphs[chosen.graph].nodes}
     # Every root is named: by its variable, else "root 0", "root 1"… (explorer.record.backward).
-    root = ", ".join(n for r in chosen["roots"] for n in nodes.get(r, {}).get("names", []))
-    title = text("export_title", lang, root=root or "?", call=chosen["call"])
+    root = ", ".join(n for r in chosen.roots if r in nodes for n in nodes[r].names or ())
+    title = text("export_title", lang, root=root or "?", call=chosen.call)
     if name:
         title = f"{title} · {name}"
-    steps = len(chosen["steps"])
+    steps = len(chosen.steps)
     lines = [text("export_caption", lang, steps=steps, device=trace.device),
              text("animation_help", lang)]
     if len(frames_of(steps)) < steps:

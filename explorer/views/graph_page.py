@@ -30,7 +30,7 @@ def defaults(trace: Trace, index: int) -> Options:
     variable assigned most recently, with values under the labels of a small graph."""
     graph = trace.graphs[trace.steps[index].graph]  # type: ignore[index]
     root = default_root(trace, index, named_outputs(graph))
-    return Options(roots=(root,) if root else (), numbers=len(graph["nodes"]) <= NUMBERS_UP_TO)
+    return Options(roots=(root,) if root else (), numbers=len(graph.nodes) <= NUMBERS_UP_TO)
 
 
 def drawn(trace: Trace, index: int, options: Options,

@@ -33,10 +33,10 @@ def fragment(trace: Trace, lang: str = "en") -> str:
     if trace.stdout:
         parts.append(f"<pre>{html.escape(trace.stdout)}</pre>")
     if trace.error:
-        where = text("error_on_line", lang, type=trace.error["type"], line=trace.error["line"]) \
-            if trace.error.get("line") else trace.error["type"]
+        where = text("error_on_line", lang, type=trace.error.type, line=trace.error.line) \
+            if trace.error.line else trace.error.type
         parts.append(f"<pre style='color:#b00'>{html.escape(where)}: "
-                     f"{html.escape(trace.error['message'])}</pre>")
+                     f"{html.escape(trace.error.message)}</pre>")
     for draw in (lambda: graph_svg(trace, lang),
                  lambda: FRAME.format(page=html.escape(animation_html(trace, lang=lang)))):
         try:

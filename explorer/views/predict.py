@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from explorer.trace.schema import Call, Gradient, Graph, LeafGrad
 from explorer.views.numbers import flat, parsed
 
 MAX_ASKED = 16  # values of one asked gradient: more is not a thing to type
@@ -32,7 +33,7 @@ class Question:
     key: str  # unique within the step
     kind: str
     to: str  # the node the gradient goes to, or the leaf
-    gradient: dict[str, Any]  # the engine's: shape, dtype, values...
+    gradient: Gradient  # the engine's: shape, dtype, values...
 
 
 @dataclass(frozen=True)
@@ -47,53 +48,52 @@ class Unreadable(ValueError):
     """An answer that is no number or list of numbers; the message is a text key."""
 
 
-def questions(call: dict[str, Any], index: int, graph: dict[str, Any] | None = None,
+def questions(call: Call, index: int, graph: Graph | None = None,
               ask: tuple[str, ...] = ()) -> list[Question]:
     """What engine step `index` of `call` asks (nothing when none of it can be typed). With
     `ask` (a lesson's), only what it names: `x.grad`, the `.grad` of leaf x; `y`, the gradient
     of tensor y, which the node that made it receives (`graph`: the call's, which says so)."""
     if ask:
         return _asked(call, index, graph or {"nodes": [], "edges": []}, ask)
-    step = call["steps"][index]
+    step = call.steps[index]
     asked = []
-    senders = sum(1 for s in call["steps"][:index] for g in s["grad_inputs"]
-                  if g and g.get("to") == step["node"])
-    received = step["grad_outputs"]
+    senders = sum(1 for s in call.steps[:index] for g in s.grad_inputs
+                  if g and g.to == step.node)
+    received = step.grad_outputs
     if senders >= 2 and len(received) == 1 and askable(received[0]) and \
-            step["name"] != "AccumulateGrad":  # there, the .grad asked says the sum
-        asked.append(Question("received", "received", step["node"], received[0]))
-    asked += [Question(f"sent{k}", "sent", g.get("to") or "", g)
-              for k, g in enumerate(step["grad_inputs"]) if askable(g)]
+            step.name != "AccumulateGrad":  # there, the .grad asked says the sum
+        asked.append(Question("received", "received", step.node, received[0]))
+    asked += [Question(f"sent{k}", "sent", g.to or "", g)
+              for k, g in enumerate(step.grad_inputs) if askable(g)]
     return asked + _grads(call, index, lambda grad: True)
 
 
-def _grads(call: dict[str, Any], index: int,
-           wanted: Callable[[dict[str, Any]], bool]) -> list[Question]:
+def _grads(call: Call, index: int, wanted: Callable[[LeafGrad], bool]) -> list[Question]:
     """The `.grad`s step `index` writes that `wanted` takes (a leaf_grads entry)."""
-    return [Question(f"grad{k}", "grad", g["leaf"], g["grad"])
-            for k, g in enumerate(call["leaf_grads"]) if g["after"] == index + 1
-            and askable(g["grad"]) and wanted(g)]
+    return [Question(f"grad{k}", "grad", g.leaf, g.grad)
+            for k, g in enumerate(call.leaf_grads) if g.after == index + 1
+            and askable(g.grad) and wanted(g)]
 
 
-def _asked(call: dict[str, Any], index: int, graph: dict[str, Any],
+def _asked(call: Call, index: int, graph: Graph,
            ask: tuple[str, ...]) -> list[Question]:
-    step = call["steps"][index]
+    step = call.steps[index]
     leaves = {item.removesuffix(".grad") for item in ask if item.endswith(".grad")}
-    tensors = {node["id"]: node for node in graph["nodes"] if node["kind"] != "backward"
-               and set(node.get("names") or ()) & set(ask)}
-    made = [edge["dst"] for edge in graph["edges"] if edge["kind"] == "grad"
-            and edge["src"] == step["node"] and edge["dst"] in tensors]
-    received = step["grad_outputs"]
+    tensors = {node.id: node for node in graph.nodes if node.kind != "backward"
+               and set(node.names or ()) & set(ask)}
+    made = [edge.dst for edge in graph.edges if edge.kind == "grad"
+            and edge.src == step.node and edge.dst in tensors]
+    received = step.grad_outputs
     asked = [Question(f"of{k}", "of", tensor, received[0])
              for k, tensor in enumerate(made) if len(received) == 1 and askable(received[0])]
-    return asked + _grads(call, index, lambda grad: bool(leaves & set(grad["names"])))
+    return asked + _grads(call, index, lambda grad: bool(leaves & set(grad.names)))
 
 
-def askable(gradient: dict[str, Any] | None) -> bool:
+def askable(gradient: Gradient | None) -> bool:
     """A gradient kept whole, of at most MAX_ASKED real values."""
-    return bool(gradient) and not gradient["truncated"] and isinstance(
-        gradient["values"], list | int | float) and math.prod(gradient["shape"]) <= MAX_ASKED \
-        and str(gradient["dtype"]).removeprefix("torch.").startswith(REAL)
+    return bool(gradient) and not gradient.truncated and isinstance(
+        gradient.values, list | int | float) and math.prod(gradient.shape) <= MAX_ASKED \
+        and str(gradient.dtype).removeprefix("torch.").startswith(REAL)
 
 
 def read(typed: str) -> list[float]:
@@ -129,11 +129,11 @@ def _number(node: ast.expr) -> float:
     raise Unreadable("predict_unreadable")
 
 
-def judge(typed: list[float], gradient: dict[str, Any]) -> Verdict:
+def judge(typed: list[float], gradient: Gradient) -> Verdict:
     """`typed` against the engine's `gradient`: one number stands for every value; else as
     many numbers as it has, in order. A value is right within RTOL of the engine's, or
     ATOL (nan only as nan, infinities exactly)."""
-    expected = [float(parsed(v)) for v in flat(gradient["values"])]
+    expected = [float(parsed(v)) for v in flat(gradient.values)]
     if len(typed) == 1:
         typed = typed * len(expected)
     if len(typed) != len(expected):

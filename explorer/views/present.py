@@ -8,6 +8,7 @@ from typing import Any
 from explorer.content.i18n import text
 from explorer.content.markdown import code_span, plain
 from explorer.trace import Variables
+from explorer.trace.schema import Graph, Node, Variable
 from explorer.views.numbers import exact, flat, number, parsed, written
 
 
@@ -44,11 +45,11 @@ def compact(values: Any, shape: list[int] | None = None, norm: float | None = No
     return f"{'×'.join(map(str, shape))} ‖{number(norm)}‖"
 
 
-def described(info: dict[str, Any], chars: int = CHARS) -> str:
+def described(info: Variable, chars: int = CHARS) -> str:
     """compact() of a gradient or a variable as a run describes it (values, shape, the norm
     of all of it when the values are cut)."""
-    return compact(info["values"], info.get("shape"), info.get("norm"),
-                   bool(info.get("truncated")), chars)
+    return compact(info.values, info.shape, info.norm,
+                   bool(info.truncated), chars)
 
 
 def kept(values: Any, numel: int, norm: float | None, lang: str) -> str | None:
@@ -63,27 +64,27 @@ def kept(values: Any, numel: int, norm: float | None, lang: str) -> str | None:
     return said
 
 
-def variable(node: dict[str, Any], variables: Variables) -> dict[str, Any] | None:
+def variable(node: Node, variables: Variables) -> Variable | None:
     """The tensor variable a graph node names, as a step describes it (None: none)."""
-    info = next((variables[n] for n in node.get("names", ()) if n in variables), None)
-    return info if info is not None and info.get("kind") == "tensor" else None
+    info = next((variables[n] for n in node.names or () if n in variables), None)
+    return info if info is not None and info.kind == "tensor" else None
 
 
-def node_values(graph: dict[str, Any], variables: Variables) -> dict[str, str]:
+def node_values(graph: Graph, variables: Variables) -> dict[str, str]:
     """Graph node id -> the values and, once written, the `.grad` of the variable it names,
     as a few characters to write under its label."""
     notes = {}
-    for node in graph["nodes"]:
+    for node in graph.nodes:
         info = variable(node, variables)
         if info is None:
             continue
-        lines = [f"= {described(info)}"] if info.get("values") is not None else []
-        if info.get("grad") is not None:
-            grad = compact(info["grad"], info["shape"], info.get("grad_norm"),
-                           "grad_norm" in info)
+        lines = [f"= {described(info)}"] if info.values is not None else []
+        if info.grad is not None:
+            grad = compact(info.grad, info.shape, info.grad_norm,
+                           info.grad_norm is not None)
             lines.append(f"grad {grad}")
         if lines:
-            notes[node["id"]] = "\n".join(lines)
+            notes[node.id] = "\n".join(lines)
     return notes
 
 
@@ -96,14 +97,14 @@ def variable_rows(now: Variables, before: Variables | None = None) -> list[dict[
         rows.append({
             "name": f"● {plain(name)}" if changed else plain(name),
             "type": plain(_type(info)),  # a class's name is the program's to choose
-            "dtype": plain(str(info.get("dtype", "")).removeprefix("torch.")),
-            "device": plain(info.get("device", "")),
-            "requires_grad": _flag(info.get("requires_grad")),
-            "is_leaf": _flag(info.get("is_leaf")),
-            "grad_fn": plain(info.get("grad_fn") or ""),
-            "_version": info.get("version"),
-            "value": code_span(preview(info.get("values"))),
-            ".grad": "" if info.get("grad") is None else code_span(preview(info["grad"])),
+            "dtype": plain(str(info.dtype or "").removeprefix("torch.")),
+            "device": plain(info.device or ""),
+            "requires_grad": _flag(info.requires_grad),
+            "is_leaf": _flag(info.is_leaf),
+            "grad_fn": plain(info.grad_fn or ""),
+            "_version": info.version,
+            "value": code_span(preview(info.values)),
+            ".grad": "" if info.grad is None else code_span(preview(info.grad)),
         })
     return rows
 
@@ -112,12 +113,12 @@ def _flag(value: bool | None) -> str:
     return "" if value is None else "✓" if value else "✗"
 
 
-def _type(info: dict[str, Any]) -> str:
+def _type(info: Variable) -> str:
     """`tensor 2×3`, `tensor scalar`, `ndarray 5`, `int`..."""
-    shape = info.get("shape")
+    shape = info.shape
     if shape is None:
-        return info.get("type", info["kind"])
-    return f"{info['kind']} {'×'.join(map(str, shape)) or 'scalar'}"
+        return info.type or info.kind
+    return f"{info.kind} {'×'.join(map(str, shape)) or 'scalar'}"
 
 
 def statement(code: str, first: int, last: int) -> str:

@@ -22,6 +22,7 @@ from typing import Any
 
 from explorer.trace import Trace
 from explorer.trace.graph_view import FREED, MODIFIED, node_lines
+from explorer.trace.schema import Gradient, Graph, Variable
 
 INPLACE = re.compile(r"modified by an inplace operation: \[\S+ \[((?:\d{1,18}(?:, )?){0,64})\]\]"
                      r"(?:, which is output \d+ of (\w+),)? is at version (\d{1,18}); "
@@ -30,6 +31,7 @@ FREED_AGAIN = "backward through the graph a second time"
 NOT_SCALAR = "grad can be implicitly created only for"
 LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation"
 NOT_FLOAT = "floating point and complex dtype can require gradients"
+NOTHING = Variable(kind="none", values=None)  # a variable before it was first assigned
 
 
 @dataclass(frozen=True)
@@ -47,28 +49,28 @@ def scene(trace: Trace, code: str) -> Scene | None:
     """The scene of the run's autograd error, or of the first non-finite gradient; None if
     the run had neither."""
     error = trace.error
-    message = error["message"] if error else ""
+    message = error.message if error else ""
     if error and (found := INPLACE.search(message)):
         return _inplace(trace, code, *found.groups())
     if FREED_AGAIN in message:
         return _freed(trace, code)
     if NOT_SCALAR in message and trace.backward:
-        roots = tuple(trace.backward[-1]["roots"])
-        return Scene("not_scalar", roots, error["line"] if error else None,
+        roots = tuple(trace.backward[-1].roots)
+        return Scene("not_scalar", roots, error.line if error else None,
                      {"root": _names(trace, roots)})
     if error and (LEAF_INPLACE in message or NOT_FLOAT in message):
-        names = _assigned(code, error["line"])
-        nodes = tuple(n["id"] for n in _graph(trace)["nodes"] if set(n.get("names") or ())
+        names = _assigned(code, error.line)
+        nodes = tuple(n.id for n in _graph(trace).nodes if set(n.names or ())
                       & set(names))
         return Scene("leaf_inplace" if LEAF_INPLACE in message else "not_float", nodes,
-                     error["line"], {"name": ", ".join(names) or "?"})
+                     error.line, {"name": ", ".join(names) or "?"})
     return _not_finite(trace)
 
 
-def _graph(trace: Trace) -> dict[str, Any]:
+def _graph(trace: Trace) -> Graph:
     """The graph after the last statement that ran, as the Graph page draws it: the failing
     call's graph as it was before the call freed what it saved."""
-    return trace.graph or {"nodes": [], "edges": []}
+    return trace.graph or Graph(dot=None, nodes=[], edges=[])
 
 
 def _inplace(trace: Trace, code: str, shape: str, op: str | None, now: str,
@@ -81,11 +83,11 @@ def _inplace(trace: Trace, code: str, shape: str, op: str | None, now: str,
     name, line, before = None, None, {}
     for step in trace.steps:
         for var, info in step.variables.items():
-            was = before.get(var, {})
-            maker = made.fullmatch(str(was.get("grad_fn"))) or made.fullmatch(
-                str(info.get("grad_fn")))  # as it was saved, or (a saved input) as it is
-            if info.get("shape") == size and maker and (
-                    info.get("version") or 0) > int(saved) >= (was.get("version") or 0):
+            was = before.get(var, NOTHING)
+            maker = made.fullmatch(str(was.grad_fn)) or made.fullmatch(
+                str(info.grad_fn))  # as it was saved, or (a saved input) as it is
+            if info.shape == size and maker and (
+                    info.version or 0) > int(saved) >= (was.version or 0):
                 name, line = var, step.line
         if name:
             break
@@ -93,8 +95,8 @@ def _inplace(trace: Trace, code: str, shape: str, op: str | None, now: str,
     if name is None and op:  # changed inside a function: where the code changes op's output
         name, line = _changed_in_place(code, op) or (None, None)
     graph = _graph(trace)
-    tensors = {n["id"] for n in graph["nodes"] if name in (n.get("names") or ())}
-    nodes = tuple(n["id"] for n in graph["nodes"] if MODIFIED in (n.get("saved") or {}).values())
+    tensors = {n.id for n in graph.nodes if name in (n.names or ())}
+    nodes = tuple(n.id for n in graph.nodes if MODIFIED in (n.saved or {}).values())
     return Scene("inplace", nodes + tuple(sorted(tensors)), line,
                  {"tensor": name or "?", "op": _names(trace, nodes) or "?", "saved": saved,
                   "now": now})
@@ -105,14 +107,13 @@ def _freed(trace: Trace, code: str) -> Scene:
     that carries a tensor from one round to the next (`h = f(h)`: detach it there), else the
     line that made the freed nodes before the loop; outside a loop, the first backward (the
     step after which they were first freed: retain_graph=True there)."""
-    def freed(graph: dict[str, Any]) -> tuple[str, ...]:
-        return tuple(n["id"] for n in graph["nodes"] if FREED in (n.get("saved") or {}).values())
+    def freed(graph: Graph) -> tuple[str, ...]:
+        return tuple(n.id for n in graph.nodes if FREED in (n.saved or {}).values())
 
-    call = trace.backward[-1] if trace.backward else {}
-    nodes = freed(_graph(trace)) or freed(trace.graphs[call["graph"]] if "graph" in call
-                                          else {"nodes": []})
+    called = trace.backward[-1].graph if trace.backward else None
+    nodes = freed(_graph(trace)) or (freed(trace.graphs[called]) if called is not None else ())
     said = {"nodes": _names(trace, nodes)}
-    error_line = trace.error["line"] if trace.error else None
+    error_line = trace.error.line if trace.error else None
     loop = _loop(code, error_line)
     if loop is not None:
         carried = _carried(loop)
@@ -158,27 +159,27 @@ def _not_finite(trace: Trace) -> Scene | None:
     forward = [int(n) for w in trace.warnings if "Traceback of forward call" in w
                for n in re.findall(r'"<program>", line (\d{1,9})', w)]
     for call in trace.backward:
-        for step in call["steps"]:
-            if all(_finite(g) for g in step["grad_outputs"]) and not all(
-                    _finite(g) for g in step["grad_inputs"]):
-                node = step["node"]
-                sent = next(g for g in step["grad_inputs"] if not _finite(g))
-                value = "nan" if math.isnan(sent["max_abs"]) else "inf"
+        for step in call.steps:
+            if all(_finite(g) for g in step.grad_outputs) and not all(
+                    _finite(g) for g in step.grad_inputs):
+                node = step.node
+                sent = next(g for g in step.grad_inputs if not _finite(g))
+                value = "nan" if math.isnan(sent.max_abs) else "inf"
                 line = forward[-1] if forward else node_lines(trace).get(node, (None,))[0]
                 return Scene("not_finite", (node,), line,
-                             {"node": step["name"], "value": value, "call": call["call"]})
+                             {"node": step.name, "value": value, "call": call.call})
     return None
 
 
-def _finite(gradient: dict[str, Any] | None) -> bool:
-    return gradient is None or all(math.isfinite(gradient[k]) for k in ("norm", "max_abs"))
+def _finite(gradient: Gradient | None) -> bool:
+    return gradient is None or (math.isfinite(gradient.norm) and math.isfinite(gradient.max_abs))
 
 
 def _names(trace: Trace, ids: tuple[str, ...]) -> str:
     """The nodes `ids` by their variables' names, else their ops' (ids are stable through a
     run: any graph that holds one says)."""
-    nodes = {n["id"]: n for g in trace.graphs for n in g["nodes"]}
-    return ", ".join(", ".join(nodes[i].get("names") or ()) or nodes[i].get("name") or i
+    nodes = {n.id: n for g in trace.graphs for n in g.nodes}
+    return ", ".join(", ".join(nodes[i].names or ()) or nodes[i].name or i
                      for i in ids if i in nodes)
 
 

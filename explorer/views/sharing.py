@@ -16,32 +16,33 @@ from typing import Any
 
 from explorer.content.examples import by_key
 from explorer.trace import Trace, Variables
+from explorer.trace.schema import Variable
 
 Cell = tuple[int, ...]  # the index of one element: () for a 0-d value, (i,) or (i, j)...
 ARRAYS = ("tensor", "ndarray")
 FILE = Path(__file__).parents[1] / "content" / "numpy.toml"  # the presets
 
 
-def is_array(info: dict[str, Any] | None) -> bool:
+def is_array(info: Variable | None) -> bool:
     """True for a tensor's or an ndarray's description."""
-    return info is not None and info.get("kind") in ARRAYS
+    return info is not None and info.kind in ARRAYS
 
 
-def overlap(a: dict[str, Any], b: dict[str, Any]) -> tuple[int, int] | None:
+def overlap(a: Variable, b: Variable) -> tuple[int, int] | None:
     """The bytes [start, end) that both variables' elements span, or None if they are apart.
 
     Like `np.may_share_memory`: extents that overlap count, on the same device only (a CUDA
     tensor's addresses are GPU memory, so it never shares with a NumPy array).
     """
-    if not (is_array(a) and is_array(b)) or a["device"] != b["device"]:
+    if not (is_array(a) and is_array(b)) or a.device != b.device:
         return None
-    if "memory" not in a or "memory" not in b:
+    if a.memory is None or b.memory is None:
         return None
-    start, end = max(a["memory"][0], b["memory"][0]), min(a["memory"][1], b["memory"][1])
+    start, end = max(a.memory[0], b.memory[0]), min(a.memory[1], b.memory[1])
     return (start, end) if start < end else None
 
 
-def shares_memory(a: dict[str, Any], b: dict[str, Any]) -> bool:
+def shares_memory(a: Variable, b: Variable) -> bool:
     """True if the two variables' elements overlap in memory: a write to one shows in the other."""
     return overlap(a, b) is not None
 
@@ -75,12 +76,12 @@ def changed_cells(now_values: Any, before_values: Any) -> set[Cell]:
     return {index for index, value in now.items() if before[index] != value}
 
 
-def variable_changes(now: dict[str, Any] | None, before: dict[str, Any] | None) -> set[Cell]:
+def variable_changes(now: Variable | None, before: Variable | None) -> set[Cell]:
     """The cells of a variable that changed in one step; a new kind or shape changes them all."""
     if not is_array(now):
         return set()
-    same = is_array(before) and before["shape"] == now["shape"]
-    return changed_cells(now["values"], before["values"] if same else None)
+    same = is_array(before) and before.shape == now.shape
+    return changed_cells(now.values, before.values if same else None)
 
 
 def array_names(trace: Trace) -> list[str]:
@@ -100,8 +101,8 @@ def default_pair(trace: Trace, code: str) -> tuple[str | None, str | None]:
     lesson = preset_for(code)
     if lesson is not None and all(name in final for name in lesson.pair):
         return lesson.pair
-    tensors = [name for name, info in final.items() if info["kind"] == "tensor"]
-    arrays = [name for name, info in final.items() if info["kind"] == "ndarray"]
+    tensors = [name for name, info in final.items() if info.kind == "tensor"]
+    arrays = [name for name, info in final.items() if info.kind == "ndarray"]
     if tensors and arrays:
         return tensors[0], arrays[0]
     either = [*tensors, *arrays, None, None]

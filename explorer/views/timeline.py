@@ -4,11 +4,11 @@ then the engine's steps. Pure: no torch, no Streamlit."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from explorer.content.i18n import text
 from explorer.trace import Trace
-from explorer.trace.graph_view import View
+from explorer.trace.graph_view import Group, View
+from explorer.trace.schema import Call
 from explorer.views.export import animation_view
 
 
@@ -51,7 +51,7 @@ class Timeline:
         return frozenset().union(*(b.added for b in self.built[:index + 1]))
 
 
-def timeline(trace: Trace, call: dict[str, Any], forward: bool = True,
+def timeline(trace: Trace, call: Call, forward: bool = True,
              shown: View | None = None) -> Timeline:
     """The timeline of backward `call` of `trace`; without its statements if not `forward`.
     `shown`: the call's picture (explorer.views.export.animation_view), if already made.
@@ -59,15 +59,16 @@ def timeline(trace: Trace, call: dict[str, Any], forward: bool = True,
     node_lines: ids are stable through a run); one no step's graph held (made and freed
     within a statement), to the last statement that built the graph."""
     if not forward:
-        return Timeline((), len(call["steps"]))
+        return Timeline((), len(call.steps))
     shown = shown or animation_view(trace, call)
-    wanted = {m for i, n in shown.nodes.items() for m in n.get("members", [i])}  # its nodes
+    wanted = {m for i, n in shown.nodes.items()  # its nodes
+              for m in (n.members if isinstance(n, Group) else [i])}
     seen: set[str] = set()
     built = []
     for index, step in enumerate(trace.steps):
         if step.graph is None:
             continue
-        ids = {n["id"] for n in trace.graphs[step.graph]["nodes"]} - seen
+        ids = {n.id for n in trace.graphs[step.graph].nodes} - seen
         seen |= ids
         if ids & wanted:
             built.append(Built(index, frozenset(ids & wanted)))
@@ -75,4 +76,4 @@ def timeline(trace: Trace, call: dict[str, Any], forward: bool = True,
             break
     if built and not wanted <= seen:
         built[-1] = Built(built[-1].step, built[-1].added | (wanted - seen))
-    return Timeline(tuple(built), len(call["steps"]))
+    return Timeline(tuple(built), len(call.steps))

@@ -9,11 +9,11 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from html import escape
-from typing import Any
 
 import plotly.graph_objects as go
 
 from explorer.content.examples import by_key, start
+from explorer.trace.schema import Graph, Summary
 
 SEED = "my-relu-train"  # the notes' two-layer network, trained by hand with MyReLU
 STARTS = (SEED, "module")  # the programs a learner starts from (module: nn.Sequential, Adam)
@@ -49,23 +49,23 @@ def program(s: Settings) -> str:
     return code
 
 
-def calls(losses: list[dict[str, Any]]) -> int:
+def calls(losses: list[Summary]) -> int:
     """How many times the run called backward (a thinned record skips some)."""
-    return losses[-1]["call"] if losses else 0
+    return losses[-1].call if losses else 0
 
 
-def leaf_names(graphs: list[dict[str, Any]]) -> dict[str, str]:
+def leaf_names(graphs: list[Graph]) -> dict[str, str]:
     """The name a recorded graph gives each unnamed leaf, by id: a module's parameter is
     `model.0.weight` (the first line of its label), not a bare id."""
-    return {node["id"]: node["label"].split("\n")[0] for graph in graphs
-            for node in graph["nodes"] if node["kind"] == "leaf" and not node.get("names")
-            and node.get("label", "").split("\n")[0].strip()}
+    return {node.id: node.label.split("\n")[0] for graph in graphs
+            for node in graph.nodes if node.kind == "leaf" and not node.names
+            and node.label.split("\n")[0].strip()}
 
 
-def loss_figure(losses: list[dict[str, Any]], title: str = "loss", axis: str = "iteration",
+def loss_figure(losses: list[Summary], title: str = "loss", axis: str = "iteration",
                 height: int = 300) -> go.Figure:
     """Loss per iteration, log scale (it falls over orders of magnitude)."""
-    points = [(s["call"], s["value"]) for s in losses if s["value"] and s["value"] > 0]
+    points = [(s.call, s.value) for s in losses if s.value and s.value > 0]
     fig = go.Figure(go.Scatter(x=[p[0] for p in points], y=[p[1] for p in points],
                                mode="lines", name="loss", line={"color": "#d9480f"}))
     fig.update_layout(height=height, margin={"l": 10, "r": 10, "t": 30, "b": 10},
@@ -73,15 +73,15 @@ def loss_figure(losses: list[dict[str, Any]], title: str = "loss", axis: str = "
     return fig
 
 
-def grad_norm_figure(losses: list[dict[str, Any]], title: str = "gradient norms",
+def grad_norm_figure(losses: list[Summary], title: str = "gradient norms",
                      axis: str = "iteration", height: int = 300,
                      names: Mapping[str, str] | None = None) -> go.Figure:
     """‖.grad‖ of every leaf per iteration (w1, w2 in the seed), log scale; `names`: what to
     call a leaf known by its id only (`leaf_names`)."""
     fig = go.Figure()
-    for leaf in dict.fromkeys(n for s in losses for n in s["grad_norms"]):
-        points = [(s["call"], s["grad_norms"][leaf]) for s in losses
-                  if s["grad_norms"].get(leaf, 0) > 0]
+    for leaf in dict.fromkeys(n for s in losses for n in s.grad_norms):
+        points = [(s.call, s.grad_norms[leaf]) for s in losses
+                  if s.grad_norms.get(leaf, 0) > 0]
         name = (names or {}).get(leaf, leaf)
         fig.add_trace(go.Scatter(x=[p[0] for p in points], y=[p[1] for p in points],
                                  mode="lines", name=f"‖{escape(name)}.grad‖"))
