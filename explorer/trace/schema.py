@@ -214,14 +214,12 @@ class SentError(Record, kw_only=True):
     line: Count | None = None
 
 
-class SentGraph(Record, kw_only=True):
-    """A graph as a run sends it: a node the graph before holds unchanged goes as its id."""
+class SentGraph(Graph, kw_only=True):
+    """A graph as a run sends it: a node the graph before holds unchanged goes as its id, and
+    `dot` may be left out."""
 
     dot: str | None = None
-    nodes: list[Node | NodeId]
-    edges: list[Edge]
-    packed: bool | None = None
-    note: str | None = None
+    nodes: list[Node | NodeId]  # type: ignore[assignment]
 
 
 class SentStep(Record, kw_only=True):
