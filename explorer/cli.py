@@ -25,6 +25,7 @@ from pathlib import Path
 from explorer.content.i18n import LANGUAGES, text
 from explorer.content.lesson_check import check
 from explorer.pool.worker import WorkerPool, default_pool
+from explorer.safety import box
 from explorer.safety.limits import Limits
 from explorer.serve.hosting import settings
 from explorer.trace import Trace
@@ -153,6 +154,10 @@ def _read(parser: argparse.ArgumentParser, name: str) -> str:
 
 
 def _pool(args: argparse.Namespace) -> WorkerPool:
+    """The pool the command runs in; where AppArmor keeps it from walling runs off, what to
+    run about it is said first."""
+    if box.stopped_by_apparmor():
+        print(box.apparmor_advice(), file=sys.stderr, flush=True)
     return WorkerPool(size=1, limits=Limits(time_s=args.time_limit, memory_mb=args.memory_limit))
 
 

@@ -1,9 +1,11 @@
-"""Shared fixtures: the real app served over HTTP, and Debian's Chromium driven by Playwright."""
+"""Shared fixtures: the real app served over HTTP, Debian's Chromium driven by Playwright, and a
+teacher's copy of the lessons."""
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -12,6 +14,7 @@ import pytest
 from playwright.sync_api import expect
 
 from explorer.bench.served import CHROMIUM, CHROMIUM_ARGS, ROOT, app
+from explorer.content import lessons
 from explorer.pool.worker import WorkerPool
 from explorer.serve.hosting import settings
 
@@ -49,6 +52,15 @@ def browser() -> Iterator[Any]:
         chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield chromium
         chromium.close()
+
+
+@pytest.fixture
+def teacher(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of the app's lessons, named by EXPLORER_LESSONS."""
+    folder = tmp_path / "lessons"
+    shutil.copytree(lessons.FOLDER, folder)
+    monkeypatch.setenv(lessons.VARIABLE, str(folder))
+    return folder
 
 
 @pytest.fixture

@@ -266,12 +266,14 @@ def test_compact_writes_a_tensor_in_a_few_characters(values: object, shown: str)
 
 def test_a_larger_tensor_is_written_as_its_shape_and_norm() -> None:
     assert compact([[3.0, 4.0], [0.0, 0.0]], [2, 2]) == "[[3., 4.], [0., 0.]]"  # few: in full
-    assert compact([3.0, 4.0] + [0.0] * 6, [8]) == "8 ‖5.‖"  # more: the norm of its values
+    assert compact([3.0, 4.0] + [0.0] * 7, [9]) == "9 ‖5.‖"  # more: the norm of its values
     # Values cut short: the norm of all of them, and never "all the same" from a few.
     assert compact([1.0] * 4, [1000], norm=31.62, truncated=True) == "1000 ‖31.6200‖"
-    # Too long to write whole: its shape and norm, never a number cut.
-    assert compact([0.8399, -0.1234, 2.5, 1.0], [4]) == "4 ‖2.8232‖"
-    no_norm = compact([[1.0, "nan"], [2.0, 3.0]] * 2, [4, 2])  # a value that is not a number
+    # A few values are written whole, however long; a grid a row a line, if asked.
+    assert compact([0.8399, -0.1234, 2.5, 1.0], [4]) == "[0.8399, -0.1234, 2.5000, 1.0000]"
+    assert compact([[0.5, 1.0], [2.0, 3.0]], [2, 2], rows=True) == (
+        "[[0.5000, 1.0000],\n [2.0000, 3.0000]]")
+    no_norm = compact([[1.0, "nan"], [2.0, 3.0]] * 3, [6, 2])  # a value that is not a number
     assert no_norm == "[[1., nan], [2., 3.], […]]"
 
 

@@ -21,7 +21,8 @@ from tests.conftest import ROOT
 
 SECTIONS = ("== 1. Pipeline vs bare torchviz", "== 2. Seed programs", "== 3. The animation",
             "== 4. Memory over", "== 5. Where the time goes ==", "== 6. The wall's cost",
-            "== 7. Famous lessons", "== Targets ==")
+            "== 7. Famous lessons", "== 8. The Training page",
+            "== 9. The server's patterns", "== Targets ==")
 NINJA = ("chunked", "cross_entropy", "batchnorm", "training")  # the four exercises' files
 NUMBER = re.compile(r"[+-]?\d+(\.\d+)?x?")
 
@@ -52,7 +53,7 @@ def test_every_section_and_target_is_printed(report: str) -> None:
     for title in SECTIONS:
         assert title in report, title
     verdicts = report.split("== Targets ==")[1].strip().splitlines()
-    assert len(verdicts) == 7
+    assert len(verdicts) == 9
     assert all(line.startswith(("PASS  ", "MISS  ")) for line in verdicts)
     loops = next(line for line in verdicts if "training loops (seeds" in line)
     assert loops.count("(500 calls)") == 2  # the seed's two 500-iteration loops, timed

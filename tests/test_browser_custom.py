@@ -9,7 +9,7 @@ from playwright.sync_api import expect
 
 from explorer.views.permalink import encode_code
 from tests.conftest import ARTIFACTS
-from tests.test_custom import WRONG_MUL, WRONG_RELU
+from tests.test_custom import STRAIGHT_THROUGH, THREE, WRONG_MUL, WRONG_RELU
 
 pytestmark = pytest.mark.browser
 
@@ -68,3 +68,46 @@ def test_wide_numbers_wrap_the_numerical_jacobian_below_and_never_overlap(page: 
     expect(tables).to_have_count(4)
     page.screenshot(path=ARTIFACTS / "custom-jacobians-wide.png", full_page=True)
     assert_laid_out(page, [tables.nth(i) for i in range(4)], side_by_side=False)
+
+
+def test_a_three_element_x_draws_3_by_3_jacobians_and_a_non_relu_no_relu_comparison(
+        page: Any, app_url: str) -> None:
+    page.goto(f"{app_url}/Custom_Function?code={encode_code(THREE)}")
+    page.get_by_role("button", name="Run").click()
+    expect(page.get_by_text("Checked at your program's own values: the inputs MyReLU.apply "
+                            "gets on line")).to_be_visible()
+    expect(page.get_by_text("Its gradient equals autograd's torch.relu gradient.")
+           ).to_be_visible()
+    page.get_by_text("Jacobians of MyReLU").click()
+    tables = page.locator("table").filter(has=page.locator("td"))
+    expect(tables).to_have_count(2)
+    for k in range(2):
+        expect(tables.nth(k).locator("tbody tr")).to_have_count(3)
+        expect(tables.nth(k).locator("tbody tr").first.locator("td")).to_have_count(4)
+    page.screenshot(path=ARTIFACTS / "custom-three.png", full_page=True)
+
+    page.goto(f"{app_url}/Custom_Function?code={encode_code(STRAIGHT_THROUGH)}")
+    page.get_by_role("button", name="Run").click()
+    expect(page.get_by_text("gradcheck passed: Square.backward")).to_be_visible()
+    expect(page.get_by_text("gradcheck failed: Sign.backward")).to_be_visible()
+    expect(page.get_by_text("torch.relu gradient")).to_have_count(0)
+    page.screenshot(path=ARTIFACTS / "custom-not-relu.png", full_page=True)
+
+
+def test_the_seeds_relu_shows_the_first_rows_and_columns_of_its_jacobians_in_the_column(
+        page: Any, app_url: str) -> None:
+    page.goto(f"{app_url}/Custom_Function")
+    page.get_by_role("button", name="Run").click()
+    expect(page.get_by_text("gradcheck passed: MyReLU.backward")).to_be_visible()
+    expect(page.get_by_text("shaped (64, 100).")).to_be_visible()
+    expect(page.get_by_text("Its gradient equals autograd's torch.relu gradient.")
+           ).to_be_visible()
+    page.get_by_text("Jacobians of MyReLU").click()
+    expect(page.get_by_text("The first 16 of this input's 6400 elements.")).to_be_visible()
+    tables = page.locator("table").filter(has=page.locator("td"))
+    expect(tables).to_have_count(2)
+    for k in range(2):
+        expect(tables.nth(k).locator("tbody tr")).to_have_count(48)
+        expect(tables.nth(k).locator("tbody tr").first.locator("td")).to_have_count(17)
+    page.screenshot(path=ARTIFACTS / "custom-seed.png", full_page=True)
+    assert_laid_out(page, [tables.nth(0), tables.nth(1)], side_by_side=False)

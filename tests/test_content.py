@@ -74,15 +74,6 @@ def test_every_lesson_folder_has_every_language_and_real_programs() -> None:
         assert all(program.code_in(lang) for program in lesson.programs for lang in LANGUAGES)
 
 
-@pytest.fixture
-def teacher(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A copy of the app's lessons, named by EXPLORER_LESSONS."""
-    folder = tmp_path / "lessons"
-    shutil.copytree(lessons.FOLDER, folder)
-    monkeypatch.setenv(lessons.VARIABLE, str(folder))
-    return folder
-
-
 def add_lesson(folder: Path, files: dict[str, str] = NEW_LESSON) -> Path:
     """A new lesson `12-broadcasting` in `folder`, with a program of its own."""
     added = folder / "12-broadcasting"

@@ -11,17 +11,23 @@ import pytest
 import torch
 from streamlit.testing.v1 import AppTest
 
+from explorer.content.examples import by_key
 from explorer.content.i18n import text
+from explorer.content.markdown import plain
 from explorer.pool.worker import WorkerPool
 from explorer.trace.schema import Variable
 from explorer.ui.custom import CHECKED
 from explorer.views.custom import (
     ATOL,
+    COLUMNS,
     EPS,
+    ROWS,
     RTOL,
     differs,
+    first_calls,
     gradient_checks,
     inputs,
+    inputs_used,
     jacobians,
     said,
     table,
@@ -45,6 +51,60 @@ class Mul(torch.autograd.Function):
         return grad * b, grad * b  # the second should be grad * a
 """
 
+THREE = "import torch\n" + MY_RELU + """
+x = torch.tensor([1.0, -2.0, 3.0], requires_grad=True)
+y = MyReLU.apply(x)
+y.sum().backward()
+"""
+STRAIGHT_THROUGH = """import torch
+
+class Sign(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return torch.sign(x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad  # straight through: the gradient passes unchanged
+
+class Square(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, = ctx.saved_tensors
+        return 2 * x * grad
+
+x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+y = Sign.apply(x) + Square.apply(x)
+y.sum().backward()
+"""
+MATMUL = """import torch
+
+class MatMul(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return a @ b
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        return grad @ b.T, a.T @ grad
+
+a = torch.randn(2, 3, requires_grad=True)
+b = torch.randn(3, 4, requires_grad=True)
+c = MatMul.apply(a, b)
+"""
+
+
+def line_of(code: str, statement: str) -> int:
+    """The line of `code` that is `statement`."""
+    return code.splitlines().index(statement) + 1
+
 
 def matrix(values: list[list[Any]]) -> Variable:
     """A recorded tensor's variable, as the snapshot describes one (values only)."""
@@ -65,10 +125,13 @@ def test_the_jacobians_are_read_back_with_the_differing_entries_marked() -> None
     variables = {"F_outputs": Variable(kind="number", values=2),
                  "F_says": Variable(kind="str", values="Jacobian mismatch for output 0 with "
                                                       "respect to input 0,"),
+                 "F_input_0": Variable(kind="tensor", shape=[2], dtype="torch.float64",
+                                       numel=2, values=[0.5, 1.5]),
                  "F_analytical_0": matrix([[1.0, 0.0], [0.0, 1.0]]),
                  "F_numerical_0": matrix([[1.0, 0.0], [0.0, "nan"]])}
     outputs, (jacobian,) = jacobians(variables, "F")
     assert outputs == 2 and jacobian.count == 1
+    assert jacobian.index == 0 and jacobian.elements == 2
     assert jacobian.differs == [[False, False], [False, True]]
     assert said(variables, "F") == "Jacobian mismatch for output 0 with respect to input 0"
     assert jacobian.worst() == (1, 1) and jacobian.size == 4
@@ -118,7 +181,7 @@ def test_a_function_of_two_inputs_is_checked_by_each(pool: WorkerPool) -> None:
     outputs, (by_a, by_b) = jacobians(result.variables, "Mul")
     assert outputs == 8 and by_a.count == 0 and by_b.count == 8
     assert "with respect to input 1" in said(result.variables, "Mul")
-    assert f"eps={EPS}" not in program and "EPS, ATOL, RTOL = " in program
+    assert f"eps={EPS}" not in program and "CHECK_EPS, CHECK_ATOL, CHECK_RTOL = " in program
 
 
 def _page(code: str, lang: str = "en") -> AppTest:
@@ -162,3 +225,146 @@ def test_a_passing_check_keeps_its_jacobians_folded() -> None:
     (expander,) = [e for e in at.expander if e.label.startswith("Jacobians of")]
     assert not expander.proto.expanded
     assert not any(":red-background[" in m.value for m in expander.markdown)
+
+
+def test_the_check_finds_each_functions_first_call_through_aliases_not_in_functions() -> None:
+    code = """relu = MyReLU.apply
+def model(t):
+    return Square.apply(t)
+for k in range(3):
+    y = relu(x[k]) + Square.apply(x)
+z = MyReLU.apply(w)
+"""
+    calls = first_calls(ast.parse(code).body, {"MyReLU", "Square"})
+    assert {name: ast.unparse(call) for name, call in calls.items()} == {
+        "MyReLU": "relu(x[k])", "Square": "Square.apply(x)"}
+    _, program = gradient_checks("import torch\n" + MY_RELU + "x = torch.ones(3)\n" + code)
+    assert "x = torch.ones(3)" in program and "z = MyReLU.apply(w)" not in program
+    assert "for k in" not in program and "    k = next(iter(range(3)))" in program
+    jumping = code.replace("    y = relu", "    if k == 0:\n        continue\n    y = relu")
+    replayed = gradient_checks("import torch\n" + MY_RELU + jumping)[1].split("CHECK_EPS")[0]
+    assert "continue" not in replayed and "k = next" not in replayed  # captured before it
+
+
+def test_a_function_of_two_inputs_is_checked_at_the_programs_own_shapes_and_values(
+        pool: WorkerPool) -> None:
+    names, program = gradient_checks(MATMUL)
+    result = pool.run(program)
+    assert result.ok, result.error
+    assert verdicts(result.variables, names) == [
+        {"name": "MatMul", "gradcheck": True, "matches_relu": None}]
+    used = inputs_used(result.variables, "MatMul")
+    assert used is not None and used.source == "program"
+    assert used.shapes == ["(2, 3)", "(3, 4)"] and used.line == line_of(MATMUL, "c = "
+                                                                         "MatMul.apply(a, b)")
+    torch.manual_seed(0)  # the seed every run starts from: the program's own a and b
+    a, b = torch.randn(2, 3), torch.randn(3, 4)
+    for k, value in enumerate((a, b)):
+        checked = result.variables[f"MatMul_input_{k}"]
+        assert checked.shape == list(value.shape) and checked.dtype == "torch.float64"
+        assert torch.allclose(torch.tensor(checked.values, dtype=torch.double), value.double())
+    outputs, (by_a, by_b) = jacobians(result.variables, "MatMul")
+    assert outputs == 8 and (by_a.index, by_b.index) == (0, 1)
+    assert [len(by_a.analytical), len(by_a.analytical[0])] == [8, 6]
+    assert [len(by_b.analytical), len(by_b.analytical[0])] == [8, 12]
+
+
+def test_values_at_a_kink_are_replaced_by_seeded_random_ones_of_their_shape(
+        pool: WorkerPool) -> None:
+    code = THREE.replace("[1.0, -2.0, 3.0]", "[1.0, 0.0, 3.0]")  # ReLU's kink at 0
+    result = pool.run(gradient_checks(code)[1])
+    assert result.ok, result.error
+    used = inputs_used(result.variables, "MyReLU")
+    assert used is not None and (used.source, used.shapes) == ("unsuited", ["(3,)"])
+    assert 0.0 not in result.variables["MyReLU_input_0"].values
+    assert verdicts(result.variables, ["MyReLU"])[0]["gradcheck"] is True
+
+
+def test_arguments_made_in_a_loop_are_taken_from_its_first_round(pool: WorkerPool) -> None:
+    code = "import torch\n" + MY_RELU + """
+xs = torch.randn(4, 3)
+for t in range(4):
+    h = 2 * xs[t]
+    y = MyReLU.apply(h)
+"""
+    result = pool.run(gradient_checks(code)[1])
+    assert result.ok, result.error
+    used = inputs_used(result.variables, "MyReLU")
+    assert used is not None and (used.source, used.shapes) == ("program", ["(3,)"])
+    assert used.line == line_of(code, "    y = MyReLU.apply(h)")
+    torch.manual_seed(0)
+    first = 2 * torch.randn(4, 3)[0]
+    assert torch.allclose(torch.tensor(result.variables["MyReLU_input_0"].values,
+                                       dtype=torch.double), first.double())
+
+
+def test_arguments_the_check_cannot_rebuild_are_said_so(pool: WorkerPool) -> None:
+    code = "import torch\n" + MY_RELU + """
+h = torch.randn(4, 3) @ torch.randn(2, 2)
+y = MyReLU.apply(h)
+"""
+    result = pool.run(gradient_checks(code)[1])
+    assert result.ok, result.error  # the check goes on past the program's own error
+    used = inputs_used(result.variables, "MyReLU")
+    assert used is not None and (used.source, used.shapes) == ("unbuilt", ["(8,)"])
+    assert used.line == line_of(code, "y = MyReLU.apply(h)")
+
+
+def tables_of(expander: Any) -> list[str]:
+    """The markdown tables (Jacobians) drawn in an expander."""
+    return [m.value for m in expander.markdown if m.value.startswith("| |")]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_three_element_x_is_checked_at_its_values_with_3_by_3_jacobians(lang: str) -> None:
+    at = _page(THREE, lang)
+    assert [s.value for s in at.success] == [text("gradcheck_pass", lang, name="MyReLU")]
+    captions = [c.value for c in at.caption]
+    assert text("checked_program", lang, name="MyReLU", line=line_of(THREE, "y = MyReLU."
+                                                                           "apply(x)"),
+                shapes=plain("(3,)"), size=8) in captions
+    assert text("matches_relu", lang) in captions
+    (expander,) = [e for e in at.expander if e.label == text("jacobians_title", lang,
+                                                              name="MyReLU")]
+    tables = tables_of(expander)
+    assert len(tables) == 2
+    for shown in tables:
+        lines = shown.splitlines()
+        assert lines[0] == "| | 0 | 1 | 2 |" and len(lines) == 2 + 3  # header, rule, 3 rows
+    assert tables[1].splitlines()[2:] == ["| **0** | 1 | 0 | 0 |", "| **1** | 0 | 0 | 0 |",
+                                          "| **2** | 0 | 0 | 1 |"]
+    assert "MyReLU_inputs" not in at.session_state["custom.trace"].variables  # a run apart
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_functions_that_are_not_a_relu_draw_no_relu_comparison(lang: str) -> None:
+    at = _page(STRAIGHT_THROUGH, lang)
+    assert [e.value for e in at.error] == [text("gradcheck_mismatch", lang, name="Sign")]
+    assert [s.value for s in at.success] == [text("gradcheck_pass", lang, name="Square")]
+    captions = [c.value for c in at.caption]
+    for key in ("matches_relu", "differs_relu"):
+        assert text(key, lang) not in captions
+    assert not any("torch.relu" in c for c in captions)
+    line = line_of(STRAIGHT_THROUGH, "y = Sign.apply(x) + Square.apply(x)")
+    for name in ("Sign", "Square"):
+        assert text("checked_program", lang, name=name, line=line, shapes=plain("(3,)"),
+                    size=8) in captions
+    for expander in at.expander[:2]:
+        assert [t.splitlines()[0] for t in tables_of(expander)] == ["| | 0 | 1 | 2 |"] * 2
+
+
+def test_the_seeds_relu_is_checked_at_its_own_inputs_and_matches_torch_relu() -> None:
+    code = by_key("custom-function-relu").code
+    at = _page(code)
+    assert [s.value for s in at.success] == [text("gradcheck_pass", "en", name="MyReLU")]
+    captions = [c.value for c in at.caption]
+    line = line_of(code, "    y_pred = relu(x.mm(w1)).mm(w2)")
+    assert text("checked_program", "en", name="MyReLU", line=line,
+                shapes=plain("(64, 100)"), size=8) in captions
+    assert text("gradcheck_fast", "en", size=6400) in captions
+    assert text("matches_relu", "en") in captions
+    (expander,) = [e for e in at.expander if e.label.startswith("Jacobians of")]
+    inside = [c.value for c in expander.caption]
+    assert text("jacobian_rows", "en", rows=ROWS, outputs=6400) in inside
+    assert text("jacobian_columns", "en", columns=COLUMNS, size=6400) in inside
+    assert all(len(t.splitlines()) == 2 + ROWS for t in tables_of(expander))

@@ -22,6 +22,7 @@ from explorer.content.i18n import text
 from explorer.pool.worker import WorkerPool
 from explorer.trace import Trace
 from explorer.trace.graph_view import added, named_outputs, view
+from explorer.trace.wire import trace_message
 from explorer.views.animation import figure, left_off
 from explorer.views.export import (
     ExportError,
@@ -317,3 +318,13 @@ def test_the_pages_download_png_json_and_the_animation(page: Any, app_url: str,
     assert html.value.suggested_filename == "backward-pass-1.html"
     saved = Path(html.value.path()).read_text(encoding="utf-8")
     assert "<h1>Backward pass of out (call #1)</h1>" in saved and "step 5 of 5" in saved
+
+
+def test_the_trace_file_carries_what_each_step_changed(pool: WorkerPool) -> None:
+    """A Trace as a file is its size on the wire: each of n statements names the variable it
+    made, not all n² that every step holds."""
+    code = "".join(f"a{i} = torch.full((4,), {i}.0)\n" for i in range(120))
+    trace = pool.run(code)
+    kept = trace_json(trace)
+    assert trace.ok and Trace.from_json(kept) == trace
+    assert len(kept) < 1.01 * len(trace_message(trace)) < len(trace.to_json()) / 10

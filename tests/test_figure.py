@@ -53,8 +53,8 @@ def traces(pool: WorkerPool) -> dict[str, Trace]:
 
 
 def numbers_drawn(chart: go.Figure, width: int) -> list[tuple[str, tuple[float, ...]]]:
-    """Each number the chart writes, with the box it covers (left, bottom, right, top, in the
-    plot's units) when the plot is `width` pixels wide."""
+    """Each number the chart writes, with the box its lines cover (left, bottom, right, top,
+    in the plot's units) when the plot is `width` pixels wide."""
     made = chart.to_dict()
     trace, layout = made["data"][NUMBERS], made["layout"]
     (x0, x1), (y0, y1) = layout["xaxis"]["range"], layout["yaxis"]["range"]
@@ -66,7 +66,9 @@ def numbers_drawn(chart: go.Figure, width: int) -> list[tuple[str, tuple[float, 
     return [(text, (x - w / 2, y - h / 2, x + w / 2, y + h / 2))
             for x, y, text in zip(trace["x"], trace["y"], map(html.unescape, trace["text"]),
                                   strict=True) if text
-            for w, h in [(len(text) * CHAR * size / scale, LINE * size / scale)]]
+            for lines in [text.split("<br>")]
+            for w, h in [(max(map(len, lines)) * CHAR * size / scale,
+                          len(lines) * LINE * size / scale)]]
 
 
 def _apart(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
@@ -211,5 +213,9 @@ def test_the_figure_of_a_pass_is_built_quickly(pool: WorkerPool) -> None:
     chart = figure(call, layout, picture, shown.groups, at=len(call.steps) - 1,
                    numbers=True, animated=False)
     took = time.process_time() - start
-    assert judge(chart, layout["nodes"], "crowded") > 40
+    # Its 4-element gradients are written as their values (present.few), a value a line
+    # where short: more room each than a shape and norm took, so fewer fit; the rest are
+    # counted (left_off), never lost.
+    placed = judge(chart, layout["nodes"], "crowded")
+    assert placed > 15 and placed + left_off(chart) > 100
     assert took < 1.0, took

@@ -3,7 +3,9 @@ engine's own values (explorer.views.predict), and the Backward page asking befor
 
 from __future__ import annotations
 
+import json
 import math
+import re
 from typing import Any
 
 import pytest
@@ -16,7 +18,16 @@ from explorer.record.execute import execute
 from explorer.trace.schema import Gradient
 from explorer.views.animation import HOVER, figure
 from explorer.views.export import animation_view
-from explorer.views.predict import MAX_ASKED, Unreadable, judge, questions, read, score, shaped
+from explorer.views.predict import (
+    MAX_ASKED,
+    Unreadable,
+    entry,
+    judge,
+    questions,
+    read,
+    score,
+    shaped,
+)
 from explorer.views.render import positions, svg
 
 # x is used twice: its AccumulateGrad sums three gradients (one from the add, two from x * x).
@@ -122,13 +133,13 @@ def test_the_engines_value_judges_within_a_tolerance_relative_to_its_size() -> N
     assert score({0: {"a": judge([1.0], ones)}, 2: {"b": short, "c": judge([1], ones)}}) == (2, 3)
 
 
-def _backward_page(lang: str = "en", predict: bool = True) -> AppTest:
+def _backward_page(lang: str = "en", predict: bool = True, code: str = FAN_IN) -> AppTest:
     at = AppTest.from_file("../streamlit_app.py", default_timeout=60)
     at.query_params["lang"] = lang
     if predict:
         at.query_params["predict"] = "1"  # a shared link asks as well
     at.switch_page("pages/5_Backward.py").run()
-    at.session_state["backward.code"] = FAN_IN
+    at.session_state["backward.code"] = code
     at.button(key="backward.run").click().run()
     assert not at.exception
     return at
@@ -142,8 +153,9 @@ def _said(at: AppTest) -> str:
 def test_the_backward_page_hides_a_step_until_it_is_predicted() -> None:
     at = _backward_page()
     assert at.toggle(key="backward.predict").value
-    figure = at.get("plotly_chart")[0].proto.spec
-    assert text("before_backward", "en") in figure and "step 1 of" not in figure  # not yet
+    figure = at.get("plotly_chart")[0].proto.spec  # step 1 named, what it sends not yet
+    assert text("replay_waiting", "en", step=1, steps=4, name="SumBackward0") in figure
+    assert "SumBackward0</b>" not in figure
     assert at.text_input(key="backward.predict.1.0.sent0").label.startswith("The gradient sent")
     at.text_input(key="backward.predict.1.0.sent0").input("[1, 1]")
     at.button(key="backward.predict.1.0.check").click().run()
@@ -166,7 +178,7 @@ def test_an_answer_that_is_no_number_says_so_and_keeps_the_step_hidden() -> None
     at.text_input(key="backward.predict.1.0.sent0").input("x.grad")
     at.button(key="backward.predict.1.0.check").click().run()
     assert "Write a number such as 0.5" in _said(at) and not at.success
-    assert "step 1 of 4" not in at.get("plotly_chart")[0].proto.spec
+    assert "waiting for your prediction" in at.get("plotly_chart")[0].proto.spec
     at.text_input(key="backward.predict.1.0.sent0").input("1")  # then a number: taken
     at.button(key="backward.predict.1.0.check").click().run()
     assert "Write a number" not in _said(at) and "Right:" in _said(at)
@@ -232,3 +244,65 @@ def test_hovering_the_picture_tells_nothing_of_the_steps_ahead() -> None:
     assert len(figure(call, layout, picture, shown.groups, at=0, animated=False,
                       ahead=False).data[HOVER].customdata) == len(
         figure(call, layout, picture, shown.groups, at=0, animated=False).data[HOVER].customdata)
+
+
+def _caption(at: AppTest) -> str:
+    """The picture's caption: which step it shows, as drawn above it."""
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    (caption,) = [t["text"][0] for t in spec["data"] if t.get("textposition") == "top right"]
+    return caption.removeprefix("<b>").removesuffix("</b>")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_slider_and_the_picture_name_one_step_asked_or_shown(lang: str) -> None:
+    at = _backward_page(lang)
+    slider = at.select_slider(key="backward.replay.1")
+    for k in range(4):
+        place = slider.options[slider.value - 1]
+        assert place == text("place_engine", lang, step=k + 1, steps=4)
+        assert _caption(at).startswith(f"{place}{'：' if lang == 'zh' else ':'}")  # asked
+        for question in at.text_input:
+            question.input("0")
+        at.button(key=f"backward.predict.1.{k}.check").click().run()
+        assert _caption(at).startswith(place) and not at.text_input  # shown: still that step
+        if k < 3:
+            at.button(key="backward.replay.1.forward").click().run()
+            slider = at.select_slider(key="backward.replay.1")
+
+
+def test_the_predict_switch_stands_under_the_replay_controls() -> None:
+    at = _backward_page()
+    drawn = list(at.main)
+    where = {id(e): k for k, e in enumerate(drawn)}
+    toggle = where[id(at.toggle(key="backward.predict"))]
+    assert where[id(at.select_slider(key="backward.replay.1"))] < toggle
+    helps = [where[id(c)] for c in at.caption if c.value in (
+        text("animation_help", "en"), text("timeline_help", "en"))]
+    assert helps and toggle < min(helps)
+
+
+SCALAR = "x = torch.tensor(1.5, requires_grad=True)\ny = x * 2\ny.backward()\n"
+GRID = "x = torch.ones(2, 2, requires_grad=True)\ny = (x * x).sum()\ny.backward()\n"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_verdict_on_a_whole_number_has_one_full_stop(lang: str) -> None:
+    at = _backward_page(lang, code=SCALAR)  # MulBackward0 sends 2. to x
+    at.text_input(key="backward.predict.1.0.sent0").input("2")
+    at.button(key="backward.predict.1.0.check").click().run()
+    (right,) = [s.value for s in at.success]
+    assert "`2.`" in right and not re.search(r"\.`?[.。]", right), right
+    at.button(key="backward.replay.1.forward").click().run()  # AccumulateGrad: x.grad
+    at.text_input(key="backward.predict.1.1.grad0").input("3")
+    at.button(key="backward.predict.1.1.check").click().run()
+    (wrong,) = [e.value for e in at.error]
+    assert "`2.`" in wrong and "`3.`" in wrong and not re.search(r"\.`?[.。]", wrong), wrong
+
+
+def test_a_grids_differing_entries_are_named_by_row_and_column() -> None:
+    at = _backward_page(code=GRID)  # SumBackward0 sends ones to the product
+    at.text_input(key="backward.predict.1.0.sent0").input("[[1, 0], [0, 1]]")
+    at.button(key="backward.predict.1.0.check").click().run()
+    (wrong,) = [e.value for e in at.error]
+    assert text("predict_differ", "en", at="[0, 1], [1, 0]") in wrong, wrong
+    assert entry(5, [2, 3]) == "[1, 2]" and entry(2, [3]) == "[2]"

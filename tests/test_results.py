@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import json
 import pickle
 import tracemalloc
 import weakref
@@ -19,6 +20,7 @@ from explorer.safety.limits import Limits
 from explorer.serve.hosting import settings
 from explorer.trace import Trace
 from explorer.trace.wire import trace_message
+from tests.forged import forged
 from tests.programs import SEED
 
 
@@ -216,3 +218,30 @@ def test_a_key_differs_for_each_thing_that_decides_a_run() -> None:
         ("code", "x = 2\n"), ("device", "cuda"), ("limits", Limits(time_s=4.0)), ("seed", 1),
         ("threads", 2), ("keep", (1,)))}
     assert len(keys) == 7
+
+
+@pytest.mark.parametrize("values", [[0.5] * 1000, [[0.5]] * 500, ["x"] * 1000],
+                         ids=["floats", "lists", "texts"])
+def test_what_the_cache_counts_is_what_it_holds_for_forged_answers(values: list) -> None:
+    """Answers forged to decode large (a float in four bytes of JSON takes 32 in the
+    server): what the cache counts is within 2× of what it holds, and that stays under its
+    bound, however many it is given."""
+    tensor = {"kind": "tensor", "shape": [len(values)], "dtype": "torch.float32",
+              "device": "cpu", "requires_grad": False, "is_leaf": True, "numel": len(values),
+              "truncated": False}
+    steps = [{"line": n + 1, "end_line": n + 1, "output": "",
+              "variables": {f"v{i}": tensor | {"values": values[i:] + values[:i]}
+                            for i in range(8)}} for n in range(40)]
+    answer = json.dumps(forged(steps=steps, repeatable=True)).encode()
+    trace = Trace.from_json(answer)
+    assert trace.ok and trace.repeatable and len(trace.steps) == 40
+    results = Results(16 << 20)
+    tracemalloc.start()
+    try:
+        for n in range(20):
+            results.put(str(n), Trace.from_json(answer))
+        held, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert 1 < len(results) < 20 and results.size <= 16 << 20
+    assert results.size / 2 <= held <= 2 * results.size, (results.size, held)

@@ -5,6 +5,7 @@ word for a program that does not loop."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from msgspec.structs import replace
@@ -12,8 +13,12 @@ from streamlit.testing.v1 import AppTest
 
 from explorer.content.examples import by_key
 from explorer.content.i18n import text
+from explorer.trace import Trace
 from explorer.trace.schema import Graph, Node, Summary
-from explorer.views.training import calls, grad_norm_figure, leaf_names, starting
+from explorer.ui import training
+from explorer.views.curves import LEAVES, Curves, curves, grad_norm_figure, loss_figure
+from explorer.views.decimate import POINTS
+from explorer.views.training import calls, leaf_names, starting
 from tests.conftest import editor_code
 from tests.plain import run_plain
 from tests.test_gate import send
@@ -93,7 +98,61 @@ def test_the_gradient_norms_name_a_modules_parameters() -> None:
         leaf, named, Node(id="n1", kind="backward", label="AddBackward0")])])
     assert names == {"t6": "model.2.bias"}
     losses = [Summary(call=1, kind="backward", value=2.0, grad_norms={"t6": 0.5, "w1": 0.25})]
-    figure = grad_norm_figure(losses, names=names)
+    figure = grad_norm_figure(curves(losses, names))
     assert [line.name for line in figure.data] == ["‖model.2.bias.grad‖", "‖w1.grad‖"]
     assert calls([replace(losses[0], call=1), replace(losses[0], call=40)]) == 40  # thinned:
     assert calls([]) == 0  # the last call made
+
+
+SPIKE = 77_777  # the call whose loss and hidden leaf's norm jump
+
+
+def _long_run(count: int = 120_000, leaves: int = 1_000) -> Trace:
+    """The record of `(ws[i % 1000] * 2.0).backward()` called `count` times (a loop at the hosted
+    limits), with a spike at call SPIKE in the loss and in a leaf that is not drawn alone."""
+    losses = [Summary(call=i, kind="backward", value=2.0, grad_norms={f"t{i % leaves}": 2.0})
+              for i in range(1, count + 1)]
+    losses[SPIKE - 1] = Summary(call=SPIKE, kind="backward", value=1e6,
+                                grad_norms={f"t{SPIKE % leaves}": 1e6})
+    return Trace(ok=True, losses=losses)
+
+
+def _points(figure: dict[str, Any]) -> int:
+    return sum(len(line["x"]) for line in figure["data"])
+
+
+def test_a_long_runs_curves_are_bounded_and_keep_its_spikes() -> None:
+    drawn = curves(_long_run().losses)
+    assert drawn.reduced and drawn.hidden == 1_000 - LEAVES and drawn.drawn <= POINTS
+    loss, norms = loss_figure(drawn).data, grad_norm_figure(drawn).data
+    assert len(loss[0].x) <= POINTS and (loss[0].x[0], loss[0].x[-1]) == (1, 120_000)
+    assert max(loss[0].y) == 1e6 and loss[0].x[loss[0].y.index(1e6)] == SPIKE
+    assert len(norms) == LEAVES + 1 and all(len(line.x) <= POINTS for line in norms)
+    others = norms[-1]  # the largest norm of the leaves not drawn alone: the spike is there
+    assert others.name == "the other leaves" and others.x[others.y.index(1e6)] == SPIKE
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_long_run_is_drawn_reduced_once_for_all_reruns(
+        lang: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    made: list[int] = []
+
+    def counted(*args: Any, **kwargs: Any) -> Curves:
+        made.append(1)
+        return curves(*args, **kwargs)
+
+    monkeypatch.setattr(training, "curves", counted)
+    at = _app(lang)
+    code = "# a long loop\n"
+    at.session_state["training.code"] = code
+    at.session_state["training.run"] = (code, _long_run())
+    for _ in range(3):
+        at.run()
+        assert not at.exception, at.exception
+    assert len(made) == 1  # built with the run, not on each rerun
+    loss, norms = _figures(at)
+    assert _points(loss) <= POINTS and _points(norms) <= (LEAVES + 1) * POINTS
+    assert norms["data"][-1]["name"] == text("other_leaves", lang, count=1_000 - LEAVES)
+    drawn = at.session_state["training.curves"][1].drawn  # a flat stretch needs fewer
+    assert drawn <= POINTS and text("curves_reduced", lang, calls=120_000, points=drawn) in [
+        c.value for c in at.caption]

@@ -17,6 +17,10 @@ In one process and one run (the machine is noisy, so results are ratios and medi
 6. the operating-system wall's cost: the same programs through a walled pool (box + lock)
    and a bare one (neither), interleaved, median per run;
 7. famous lessons at their published sizes (explorer.bench.lessons): time and record size;
+8. the server's CPU for a Training page rerun after a loop of 120,000 backward calls
+   (explorer.bench.rerun);
+9. every pattern the server matches against a run's or a visitor's text, attacked with text
+   made to make it backtrack (explorer.bench.patterns): the slowest;
 
 then PASS/MISS for each target. `--quick` uses tiny sizes and few runs (tests/test_bench.py).
 `--browser` instead times, in Debian's Chromium, Run → graph visible on the Graph page, and

@@ -13,7 +13,9 @@ from dataclasses import dataclass, field
 
 from explorer.bench.lessons import Lesson, fits, measure_lessons
 from explorer.bench.memory import Memory, measure_memory
+from explorer.bench.patterns import BOUND_S, Worst, server_patterns, worst
 from explorer.bench.pipeline import SCALE_LIMITS, bare_time
+from explorer.bench.rerun import Rerun, measure_rerun
 from explorer.bench.scale import Scale, measure_scale
 from explorer.bench.seeds import Seed, measure_seeds
 from explorer.bench.stages import Stages, measure_stages
@@ -38,6 +40,7 @@ BIG_FIGURE_MB = 10.0
 GROWTH_MIB = 5.0  # RSS growth over all runs still counted as noise
 LOOP_TARGET = 2.0  # a seed training loop, end to end, against its time in plain PyTorch
 LOOP_CALLS = 100  # backward calls that make a seed program a training loop
+RERUN_TARGET_S = 0.3  # server CPU per Training page rerun after a run at the hosted limits
 
 
 @dataclass
@@ -54,6 +57,8 @@ class Report:
     stages: list[Stages] = field(default_factory=list)
     wall: dict[str, tuple[float, float]] = field(default_factory=dict)  # walled s, bare s
     lessons: list[Lesson] = field(default_factory=list)
+    rerun: Rerun | None = None
+    patterns: dict[str, Worst] = field(default_factory=dict)  # by where the pattern is
 
 
 def measure(quick: bool, progress: Callable[[str], None]) -> Report:
@@ -72,6 +77,10 @@ def measure(quick: bool, progress: Callable[[str], None]) -> Report:
         report.seeds = measure_seeds(pool, 3 if quick else 30)
         progress("memory")
         report.memory = measure_memory(pool, 20 if quick else 1_000)
+        progress("the Training page after a long run")
+        report.rerun = measure_rerun(pool, quick, 3 if quick else 20)
+        progress("the server's patterns, attacked")
+        report.patterns = {name: worst(p) for name, p in server_patterns().items()}
         import torch
 
         torch.set_num_threads(report.threads)  # as a worker of the pool runs
@@ -97,7 +106,7 @@ def measure(quick: bool, progress: Callable[[str], None]) -> Report:
 
 
 def render(report: Report) -> str:
-    """The report as text: environment, seven sections, targets."""
+    """The report as text: environment, nine sections, targets."""
     out = [f"Autograd Explorer benchmark{' (quick)' if report.quick else ''}: Python "
            f"{platform.python_version()}, {_versions()}, {os.cpu_count()} CPUs, load average "
            f"{report.load:.2f} at the start and {os.getloadavg()[0]:.2f} at the end; "
@@ -181,6 +190,21 @@ def render(report: Report) -> str:
                   [[x.name, str(x.statements), ms(x.seconds), ms(x.bare),
                     f"{x.sent / 2**20:.2f}", f"{x.whole / 2**20:.2f}",
                     "yes" if x.thinned else "no", x.error or "-"] for x in report.lessons]), ""]
+    rerun = report.rerun
+    assert rerun is not None
+    out += ["== 8. The Training page after a long run (server CPU, this process) ==",
+            "calls = backward calls of `(ws[i % 1000] * 2.0).backward()` over 1,000 leaves, run "
+            "under the hosted training limits; first = the page's first run with that Trace (its "
+            "charts made); rerun = each rerun after, median and max.",
+            table(["calls", "first", "rerun_p50", "rerun_max", "error"],
+                  [[f"{rerun.calls}", ms(rerun.first), ms(rerun.median), ms(max(rerun.reruns)),
+                    rerun.error or "-"]]), ""]
+    slowest = sorted(report.patterns.items(), key=lambda item: -item[1].seconds)[:5]
+    out += ["== 9. The server's patterns, attacked (explorer.bench.patterns) ==",
+            f"The slowest 5 of {len(report.patterns)}: one search over the text made to make it "
+            "backtrack most, up to the longest text the server matches.",
+            table(["pattern", "chars", "ms"],
+                  [[name, f"{w.length:,}", ms(w.seconds)] for name, w in slowest]), ""]
     out += ["== Targets ==", *targets(report)]
     return "\n".join(out)
 
@@ -199,6 +223,8 @@ def targets(report: Report) -> list[str]:
     memory = report.memory
     assert memory is not None
     growth = max(memory.zygote[1] - memory.zygote[0], memory.parent[1] - memory.parent[0])
+    rerun = report.rerun
+    assert rerun is not None
     return [
         verdict(not slow, f"seed programs but training loops p50 < {SEED_TARGET_MS:.0f} ms "
                 f"warm: {len(quick) - len(slow)} of {len(quick)} under; median p50 "
@@ -230,7 +256,15 @@ def targets(report: Report) -> list[str]:
         verdict(bool(report.lessons) and all(fits(x) for x in report.lessons),
                 "backprop ninja's exercises at full size run and send their whole record: "
                 + ", ".join(f"{x.name} {x.sent / 2**20:.1f} MiB in {ms(x.seconds)} ms"
-                            for x in report.lessons))]
+                            for x in report.lessons)),
+        verdict(max(rerun.first, *rerun.reruns) < RERUN_TARGET_S,
+                f"Training page < {RERUN_TARGET_S} s of server CPU per rerun after "
+                f"{rerun.calls:,} backward calls: first {ms(rerun.first)} ms, reruns "
+                f"{ms(rerun.median)} ms median, {ms(max(rerun.reruns))} ms at most"),
+        verdict(max(w.seconds for w in report.patterns.values()) < BOUND_S,
+                f"every server pattern < {BOUND_S * 1000:.0f} ms on any text: the slowest of "
+                f"{len(report.patterns)} took "
+                f"{ms(max(w.seconds for w in report.patterns.values()))} ms")]
 
 
 def _versions() -> str:

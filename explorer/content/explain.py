@@ -19,6 +19,7 @@ from typing import NamedTuple
 from explorer.content.markdown import code_span
 
 FILE = Path(__file__).parent / "errors.toml"
+QUOTED_FIELD = re.compile(r"`(\{\w+\})`")  # in a text of errors.toml
 
 
 class _Rule(NamedTuple):
@@ -52,4 +53,4 @@ def explain(error_type: str, message: str) -> dict[str, str] | None:
 
 def _unquoted(template: str) -> str:
     """`template` without the backticks around its `{fields}`: each detail is a code span."""
-    return re.sub(r"`(\{\w+\})`", r"\1", template)
+    return QUOTED_FIELD.sub(r"\1", template)

@@ -23,6 +23,10 @@ titled by a `program.<key>` line; else a built-in one (`explorer.content.example
 Lessons come in their folders' order; a new folder is a new lesson. A lesson that cannot be
 read is left out and named, with its file, line and reason, in `Shelf.problems`; a lesson in
 one language only is kept, in that language. Files are read again when one changes.
+
+A lesson reads only files inside the lessons folder once links are resolved (a link that
+leaves it is a lesson problem, its contents never read), each of them regular and at most
+MAX_FILE_BYTES: the server that shows lessons to every visitor reads no more than that.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,6 +57,9 @@ OPTIONAL = ("predict", "hint")
 SHARED = ("page", "programs", "predict")  # the same in every language
 ASKED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.grad)?")  # one thing `predict` asks
 TITLE = "program."  # `program.<key>: title` titles a lesson's own program
+# A lesson file at most: the app's own are under 1 KiB, and a program of the sandbox's
+# 100,000 characters (explorer.safety.sandbox.MAX_CODE_CHARS), mostly ASCII, fits.
+MAX_FILE_BYTES = 256 * 1024
 
 
 @dataclass(frozen=True)
@@ -169,11 +177,12 @@ def _stamp(path: Path) -> tuple[int, int]:
 def _load(where: Path, _fingerprint: tuple[tuple[str, int, int], ...]) -> Shelf:
     if not where.is_dir():
         return Shelf((), (Problem(where, None, "folder", (("variable", VARIABLE),)),))
+    root = where.resolve()
     found: list[Lesson] = []
     problems: list[Problem] = []
     for path in sorted(p for p in where.iterdir() if p.is_dir() and not p.name.startswith(".")):
         try:
-            lesson = _lesson(path)
+            lesson = _lesson(path, root)
         except Broken as broken:
             problems.append(broken.problem)
             continue
@@ -186,11 +195,12 @@ def _load(where: Path, _fingerprint: tuple[tuple[str, int, int], ...]) -> Shelf:
     return Shelf(tuple(found), tuple(problems))
 
 
-def _lesson(path: Path) -> Lesson:
+def _lesson(path: Path, root: Path) -> Lesson:
+    _inside(path, root)
     files = {lang: path / f"{lang}.md" for lang in LANGUAGES if (path / f"{lang}.md").is_file()}
     if not files:
         raise Broken(path, None, "no_file", files=" / ".join(f"{lang}.md" for lang in LANGUAGES))
-    fronts = {lang: _read(file) for lang, file in files.items()}
+    fronts = {lang: _read(file, root) for lang, file in files.items()}
     first = next(iter(files))
     for lang, (fields, _) in fronts.items():
         for name in SHARED:
@@ -220,7 +230,7 @@ def _lesson(path: Path) -> Lesson:
                   predict=tuple(_keys(asked)),
                   hint={lang: f["hint"][0] for lang, (f, _) in fronts.items() if "hint" in f},
                   page=PAGES[page],
-                  programs=tuple(_program(path, key, files, fronts) for key in keys))
+                  programs=tuple(_program(path, key, files, fronts, root) for key in keys))
 
 
 Front = tuple[dict[str, tuple[str, int]], str]
@@ -231,7 +241,8 @@ def _keys(value: str) -> list[str]:
     return [key.strip() for key in value.split(",") if key.strip()]
 
 
-def _program(path: Path, key: str, files: dict[str, Path], fronts: dict[str, Front]) -> Example:
+def _program(path: Path, key: str, files: dict[str, Path], fronts: dict[str, Front],
+             root: Path) -> Example:
     """Program `key`: the lesson's own (`programs/<key>.py`) if it has one, else built-in."""
     own = examples.versions(path / "programs", key)
     first = next(iter(files))
@@ -241,7 +252,7 @@ def _program(path: Path, key: str, files: dict[str, Path], fronts: dict[str, Fro
         except KeyError:
             raise Broken(files[first], fronts[first][0]["programs"][1], "program",
                          program=key) from None
-    codes = {lang: _text(file) for lang, file in own.items()}
+    codes = {lang: _text(file, root) for lang, file in own.items()}
     titles = {}
     for lang, (fields, _) in fronts.items():
         line = fields["programs"][1]
@@ -255,12 +266,34 @@ def _program(path: Path, key: str, files: dict[str, Path], fronts: dict[str, Fro
                    folder=path / "programs")
 
 
-def _text(path: Path) -> str:
-    """A file's text; Broken (with the line) if it is not UTF-8 or cannot be read."""
+def _inside(path: Path, root: Path) -> Path:
+    """`path` with its links resolved; Broken if that leaves `root` (resolved itself)."""
     try:
-        raw = path.read_bytes()
+        real = path.resolve()
+    except (OSError, RuntimeError) as error:  # a loop of links: RuntimeError before 3.13
+        raise Broken(path, None, "unreadable", reason=getattr(error, "strerror", None)
+                     or error) from None
+    if not real.is_relative_to(root):
+        raise Broken(path, None, "outside", target=real)
+    return real
+
+
+def _text(path: Path, root: Path) -> str:
+    """A file's text if it is inside `root` (`_inside`), a regular file and at most
+    MAX_FILE_BYTES; Broken (with the line) if not, if it is not UTF-8 or cannot be read."""
+    real = _inside(path, root)
+    try:  # not a link swapped in since it was resolved, and never waiting on a pipe
+        handle = os.open(real, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        with open(handle, "rb") as file:
+            status = os.fstat(handle)
+            if not stat.S_ISREG(status.st_mode):
+                raise Broken(path, None, "special")
+            # One byte past the cap tells a file that grew since its size was read.
+            raw = file.read(MAX_FILE_BYTES + 1) if status.st_size <= MAX_FILE_BYTES else None
     except OSError as error:
         raise Broken(path, None, "unreadable", reason=error.strerror or error) from None
+    if raw is None or len(raw) > MAX_FILE_BYTES:
+        raise Broken(path, None, "too_large", cap=f"{MAX_FILE_BYTES // 1024} KiB")
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:
@@ -270,10 +303,10 @@ def _text(path: Path) -> str:
 FIELD = re.compile(r"[a-z]+(\.[a-z0-9-]+)?")
 
 
-def _read(path: Path) -> Front:
+def _read(path: Path, root: Path) -> Front:
     """The front matter (`name: value` lines between `---` lines), each value with its line
-    number, and the text after it."""
-    lines = _text(path).splitlines()
+    number, and the text after it (`_text`)."""
+    lines = _text(path, root).splitlines()
     if not lines or lines[0].strip() != "---":
         raise Broken(path, 1, "no_front_matter")
     end = next((n for n in range(1, len(lines)) if lines[n].strip() == "---"), None)

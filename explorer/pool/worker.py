@@ -83,6 +83,8 @@ class WorkerPool:
         for gap in self.missing:
             LOG.warning("%s: %s", "refusing every run, as a wall is missing" if self.refuses
                         else "running programs without part of the wall", gap)
+        if box.stopped_by_apparmor():  # in the terminal that started the server
+            LOG.warning("%s", box.apparmor_advice())
         self.boxed = box.missing() is None
         self.locked = not confine.missing()
         self.size = size
@@ -99,6 +101,8 @@ class WorkerPool:
         self._zygote: subprocess.Popen[bytes] | None = None  # bubblewrap, in the box
         self.zygote_pid = 0  # the zygote itself
         self._zygote_fd: int | None = None  # a pidfd of it: its pid may be reused, this not
+        # What the zygote wrote to its error output before it was ready, kept while it lives.
+        self._zygote_errors = tempfile.TemporaryFile()  # noqa: SIM115 - closed by close()
         if not self.refuses:
             self._start_zygote()
 
@@ -164,6 +168,7 @@ class WorkerPool:
         with self._lock:
             self._stop_zygote_locked()
             self._zygote = None
+            self._zygote_errors.close()
         self._dir.cleanup()
 
     def _run(self, job: bytes, place: str | None, device: str, limits: Limits,
@@ -266,10 +271,19 @@ class WorkerPool:
             assert zygote is not None and zygote.stdout is not None
             if not getattr(zygote, "ready", False):
                 started, _, _ = select.select([zygote.stdout], [], [], STARTUP_S)
-                if not started or zygote.stdout.readline().strip() != b"ready":
-                    zygote.kill()
-                    raise OSError(f"the worker process did not start within {STARTUP_S:g} s")
+                said = zygote.stdout.readline().strip() if started else b""
+                if said != b"ready":
+                    self._stop_zygote_locked()
+                    raise OSError(f"the worker process did not start within {STARTUP_S:g} s"
+                                  if not started else "the worker process ended as it "
+                                  f"started: {self._zygote_said() or 'it said nothing'}")
                 zygote.ready = True  # type: ignore[attr-defined]
+
+    def _zygote_said(self) -> str:
+        """The last lines the zygote (or bubblewrap, starting it) wrote to its error output
+        before it was ready: why it ended."""
+        self._zygote_errors.seek(max(0, self._zygote_errors.seek(0, os.SEEK_END) - 4096))
+        return box.last_lines(self._zygote_errors.read())
 
     def _restart_zygote(self) -> None:
         with self._lock:
@@ -296,19 +310,26 @@ class WorkerPool:
     def _start_zygote_locked(self) -> None:
         self._stop_zygote_locked()  # what is left of the last one
         Path(self._socket).unlink(missing_ok=True)
+        # Its error output until it is ready (then it writes nothing): a file of the server's
+        # alone, unnamed, so that a zygote that cannot start says why.
+        self._zygote_errors.close()
+        self._zygote_errors = tempfile.TemporaryFile()  # noqa: SIM115 - as above
         env = {key: os.environ[key] for key in KEPT_ENV if key in os.environ}
         package = os.path.dirname(confine.PACKAGE)
         env.update(PYTHONPATH=package, HOME=self._dir.name,
                    TMPDIR=self._dir.name, MALLOC_ARENA_MAX="2", PYTHONDONTWRITEBYTECODE="1",
                    # one BLAS thread, and no TorchDynamo compiler
-                   OPENBLAS_NUM_THREADS="1", TORCHDYNAMO_DISABLE="1")
+                   OPENBLAS_NUM_THREADS="1", TORCHDYNAMO_DISABLE="1",
+                   # `torch.cuda.is_available()` asks NVML, never starting CUDA: a process
+                   # that started it forks children that cannot
+                   PYTORCH_NVML_BASED_CUDA_CHECK="1")
         python = box.python() if self.boxed else sys.executable
         argv = [python, "-m", "explorer.record.zygote", self._socket,
                 *([] if self.locked else ["--unlocked"])]
         if not self.boxed:
             self._zygote = subprocess.Popen(
-                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=self._dir.name,
-                env=env, start_new_session=True)
+                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._zygote_errors,
+                cwd=self._dir.name, env=env, start_new_session=True)
             self.zygote_pid = self._zygote.pid
             self._zygote_fd = _pidfd(self.zygote_pid)
             return
@@ -317,8 +338,8 @@ class WorkerPool:
         try:
             self._zygote = subprocess.Popen(
                 box.command(argv, self._dir.name, env, info_w), stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE, cwd=self._dir.name, env=env, start_new_session=True,
-                pass_fds=(info_w,))
+                stdout=subprocess.PIPE, stderr=self._zygote_errors, cwd=self._dir.name, env=env,
+                start_new_session=True, pass_fds=(info_w,))
             os.close(info_w)
             said = b""
             while select.select([info], [], [], STARTUP_S)[0] and (part := os.read(info, 4096)):

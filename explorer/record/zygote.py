@@ -10,7 +10,8 @@ that locked runs share, locks itself in (`explorer.safety.confine`), lowers its 
 and answers with the Trace as JSON, never pickle: even a child that escaped the sandbox cannot
 make the server run code; its progress updates are small and marked (the server may drop them
 unread). The zygote ends when its standard input closes, which happens when the
-parent goes away. It never touches CUDA, so each child may start CUDA safely after the fork.
+parent goes away. It never touches CUDA nor runs autograd's engine, so each child may start
+both safely after the fork.
 """
 
 from __future__ import annotations
@@ -49,11 +50,14 @@ _LIBC = ctypes.CDLL(None, use_errno=True)
 # Run once before forking: every child inherits PyTorch's first-call set-up, including the
 # TorchDynamo import an optimizer's first `step()` makes (2.5 s, in every run otherwise), and
 # the error explanations the last line's error reads (a child may be out of memory by then).
+# Forward only, the gradient set by hand: a backward here would start autograd's engine, and
+# wherever CUDA is present PyTorch then refuses autograd in every forked child. (The same
+# modules are imported as with a backward.)
 # Run again by a spare while no connection waits: a forked child pays a page fault for each
 # of the zygote's pages it first writes, and a run's first ~2,000 (~6 ms) are then taken
 # ahead of it.
-WARM_UP = ("x = torch.ones(2, 2, requires_grad=True)\nout = (x * x + 1).mean()\nout.backward()\n"
-           "torch.optim.SGD([x], lr=0.1).step()\nout.backward()\n")
+WARM_UP = ("x = torch.ones(2, 2, requires_grad=True)\nout = (x * x + 1).mean()\n"
+           "x.grad = torch.ones_like(x)\ntorch.optim.SGD([x], lr=0.1).step()\nx.numpy()\n")
 # Time enough for all of it on a busy machine: a warm-up cut short leaves TorchDynamo to be
 # imported by each run, which then fails to make its cache directory (a run writes nothing).
 WARM_UP_LIMITS = Limits(time_s=120)
@@ -163,15 +167,17 @@ def _child(conn: socket.socket, readable: list[str] | None, gpus: list[str],
 
 def enter(job: dict[str, Any], readable: list[str] | None, gpus: list[str],
           walls: confine.Walls | None = None) -> Limits:
-    """Everything between a job's arrival and its program, in this order: threads, the
-    working directory, the lock (while this process has one thread; none without `readable`;
-    with `walls`, built ahead for it), the limits. Standard input becomes /dev/null: the
+    """Everything between a job's arrival and its program, in this order: threads, CUDA for a
+    CUDA run, the working directory, the lock (while this process has one thread; none without
+    `readable`; with `walls`, built ahead for it), the limits. Standard input becomes /dev/null: the
     zygote's pipe, reopened by /proc/self/fd/0, is writable."""
     nothing = os.open(os.devnull, os.O_RDONLY)
     os.dup2(nothing, 0)
     os.close(nothing)
     limits = Limits(**job["limits"])
     torch.set_num_threads(job["threads"])
+    if job["device"].startswith("cuda"):
+        _start_cuda(job["device"])
     if readable is None:  # unlocked: what the run makes goes in a directory of its own
         _home(os.path.abspath(os.path.basename(job["dir"])), make=True)
     else:
@@ -194,21 +200,32 @@ def _limit(limits: Limits, device: str) -> None:
     resource.setrlimit(resource.RLIMIT_NPROC, (MAX_TASKS, MAX_TASKS))
     resource.setrlimit(resource.RLIMIT_NOFILE, (MAX_FILES, MAX_FILES))
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # writing a file fails instead of killing us
-    if device.startswith("cuda"):
-        # An address-space cap breaks the CUDA driver: cap what PyTorch may allocate instead.
-        if torch.cuda.is_available():
-            index = torch.device(device).index or 0
-            total = torch.cuda.get_device_properties(index).total_memory
-            fraction = min(1.0, limits.memory_mb * 2**20 / total)
-            torch.cuda.set_per_process_memory_fraction(fraction, index)
-    else:
-        # Start this run's OpenMP threads before the cap: their stacks count towards it.
-        torch.ones(torch.get_num_threads() << 16).add_(1)
-        cap = _address_space() + limits.memory_mb * 2**20
-        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+    if device.startswith("cuda") and torch.cuda.is_initialized():
+        # The GPU's memory is capped by PyTorch; the cap below counts the driver's mappings
+        # made so far, which is why CUDA started first (`_start_cuda`).
+        index = torch.device(device).index or 0
+        total = torch.cuda.get_device_properties(index).total_memory
+        torch.cuda.set_per_process_memory_fraction(min(1.0, limits.memory_mb * 2**20 / total),
+                                                   index)
+    # Start this run's OpenMP threads before the cap: their stacks count towards it.
+    torch.ones(torch.get_num_threads() << 16).add_(1)
+    cap = _address_space() + limits.memory_mb * 2**20
+    resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
     _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     if os.getppid() != zygote:  # it ended before that: so does this run
         os._exit(1)
+
+
+def _start_cuda(device: str) -> None:
+    """Start CUDA in this child, before its walls: CUDA's first call fails under Landlock
+    (`cuInit` names its threads through /proc), the seccomp filter and an address-space cap
+    (error 304, seen on an H100 and an H200), and none of them stops a CUDA already started.
+    Nothing here where the machine has no such device: the run's own first use says so."""
+    if torch.cuda.is_available():
+        index = torch.device(device).index or 0
+        if index < torch.cuda.device_count():
+            torch.ones(1, device=torch.device("cuda", index)).add_(1)
+            torch.cuda.synchronize(index)
 
 
 def _home(home: str, make: bool = False) -> str:

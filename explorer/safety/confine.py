@@ -28,9 +28,14 @@ from collections.abc import Iterable
 from pathlib import PurePath
 
 import landlock
-import pyseccomp as seccomp
 
+from explorer.safety import libraries
 from explorer.safety.places import PACKAGE, PYTHON
+
+# pyseccomp finds libseccomp with ctypes.util.find_library as it is imported, which runs
+# ldconfig: in the box, where no program runs, it is told the path the server found.
+with libraries.by_path(libraries.given()):
+    import pyseccomp as seccomp
 
 CLONE_THREAD = 0x00010000
 # Denied outright. Names this architecture lacks (`fork` on aarch64) are skipped.

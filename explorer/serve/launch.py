@@ -71,6 +71,11 @@ def main(argv: list[str] | None = None) -> None:
         where = app_dir(places())
     except FileNotFoundError as error:
         commands.exit(2, f"autograd-explorer: {error}\n")
+    from explorer.safety import box  # the walls' bindings, once the app is to start
+
+    if box.stopped_by_apparmor():  # said where the machine's owner can act on it
+        print(f"autograd-explorer: {box.missing()}\n\n{box.apparmor_advice()}\n",
+              file=sys.stderr, flush=True)
     command = [sys.executable, "-m", "streamlit", "run", APP, "--server.port", str(args.port)]
     if args.address:
         command += ["--server.address", args.address]

@@ -23,10 +23,10 @@ from explorer.ui import predict
 from explorer.ui.graph import layout_failed
 from explorer.ui.link import keep, restore
 from explorer.ui.steps import after_line, mark, number_table, pause, step_controls
-from explorer.views.animation import NUMBERS_UP_TO, figure, frames_of, growing, left_off
+from explorer.views.animation import NUMBERS_UP_TO, figure, growing, left_off, waiting
 from explorer.views.export import animation_html, animation_view
 from explorer.views.numbers import exact, flat, number
-from explorer.views.present import preview, statement
+from explorer.views.present import few, preview, statement
 from explorer.views.render import LayoutError, positions, svg
 from explorer.views.timeline import Timeline, timeline
 
@@ -60,18 +60,15 @@ def backward_pass(page: str, trace: Trace, lang: str, chosen: int | None = None,
     chart = st.container()  # the picture, then its controls right under it
     line = timeline(trace, call, forward=code is not None, shown=shown)
     index = _position(page, call, line, lang)
+    asking = predict.asking(page, code, lang)  # beside the controls it changes
     left = st.container()  # the numbers the picture had no room for, once it is drawn
     st.markdown(f"#### {text('engine_steps', lang)}")
     panel = st.container()
     st.caption(text("animation_help", lang))
     if line.built:
         st.caption(text("timeline_help", lang))
-    batches = frames_of(len(call.steps))
-    if len(batches) < len(call.steps):
-        st.caption(text("batched", lang, steps=len(call.steps), frames=len(batches)))
     numbers = st.toggle(text("numbers_on_picture", lang), key=f"{page}.numbers",
                         value=len(layout["nodes"]) <= NUMBERS_UP_TO)
-    asking = predict.asking(page, code, lang)
     quiz = None if asking is None else predict.Quiz(page, trace, call, graph, _namer(graph),
                                                     *asking)
     st.download_button(text("download_animation", lang),
@@ -88,18 +85,18 @@ def backward_pass(page: str, trace: Trace, lang: str, chosen: int | None = None,
             if quiz and not asked:
                 predict.verdicts(quiz, step, lang)
             _engine_panel(call, graph, step, lang, quiz, asked)
-            # What is asked stays hidden: the picture as the step before left it.
-            picture_now = figure(call, layout, picture, shown.groups,
-                                 at=(step - 1 if step else None) if asked else step,
-                                 numbers=numbers, animated=False, lang=lang, height=HEIGHT,
-                                 ahead=quiz is None)
+            # What is asked stays hidden: the picture as the steps before left it.
+            picture_now = waiting(call, layout, picture, shown.groups, step, HEIGHT, numbers,
+                                  lang) if asked else figure(
+                call, layout, picture, shown.groups, at=step, numbers=numbers,
+                animated=False, lang=lang, height=HEIGHT, ahead=quiz is None)
         else:
             made = trace.steps[built.step]
             _statement_panel(page, code or "", made, graph, built.added, lang)
             picture_now = growing(call, layout, picture, shown.groups, line.made(index),
                                   built.added, text("forward_step", lang, step=index + 1,
                                                     steps=len(line.built), line=made.line),
-                                  height=HEIGHT)
+                                  height=HEIGHT, lang=lang)
     clicked = st.session_state.get(f"{page}.clicked")
     if clicked and clicked[1:] == (call.call, index):  # a node clicked at this place
         mark(page, node_lines(trace).get(clicked[0]))
@@ -204,10 +201,13 @@ def _engine_panel(call: Call, graph: Graph, index: int, lang: str,
     if written:
         st.markdown(f"**{text('leaf_grads', lang)}**")
         latest = {g.leaf: g for g in written}
-        # (a hook may have cleared a .grad)
+        # (a hook may have cleared a .grad); a norm only for what is too long to read whole
+        large = {leaf for leaf, g in latest.items()
+                 if g.grad and not few(g.grad.values, g.grad.truncated)}
         st.table([{text("col_leaf", lang): _name(nodes.get(leaf, {}), leaf),
                    ".grad": code_span(preview(g.grad.values)) if g.grad else "None",
-                   "‖.grad‖": number(g.grad.norm) if g.grad else ""}
+                   **({"‖.grad‖": number(g.grad.norm) if leaf in large else ""}
+                      if large else {})}
                   for leaf, g in latest.items()])
 
 
@@ -227,8 +227,10 @@ def _gradient(grad: Gradient | None, lang: str) -> None:
         st.code(exact(values, grad.dtype, grad.shape), language=None, wrap_lines=True)
     kept = [text("truncated", lang, shown=f"{len(flat(values)):,}",
                  total=f"{math.prod(grad.shape):,}")] if cut else []
-    st.caption(" · ".join([f"shape {plain(tuple(grad.shape))}",
-                           f"‖g‖ = {number(grad.norm)}", plain(grad.device), *kept]))
+    summary = [] if few(values, grad.truncated) else [  # a few values say it all
+        text("gradient_shape", lang, shape=plain(tuple(grad.shape))),
+        text("gradient_norm", lang, norm=number(grad.norm))]
+    st.caption(" · ".join([*summary, plain(grad.device), *kept]))
 
 
 def _namer(graph: Graph) -> predict.Names:

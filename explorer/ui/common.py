@@ -7,6 +7,7 @@ import streamlit as st
 from explorer.content.i18n import LANGUAGES, text
 from explorer.content.markdown import code_span, plain
 from explorer.pool.worker import WorkerPool, default_pool
+from explorer.safety import box
 from explorer.safety.sandbox import MAX_CODE_CHARS
 from explorer.serve.hosting import settings
 from explorer.serve.nodelay import send_at_once
@@ -86,6 +87,8 @@ def _walls() -> None:
         (st.error if refused else st.warning)(
             text("walls_refused" if refused else "walls_waived", lang(), why=why),
             icon=":material/gpp_bad:")
+        if SETTINGS.details and box.stopped_by_apparmor():  # what the machine's owner runs
+            st.info(box.apparmor_advice(lang()), icon=":material/terminal:")
 
 
 def _sidebar() -> None:

@@ -15,8 +15,11 @@ from explorer.views.custom import (
     ATOL,
     EPS,
     RTOL,
+    SIZE,
+    Inputs,
     Jacobian,
     gradient_checks,
+    inputs_used,
     jacobians,
     number,
     said,
@@ -37,8 +40,9 @@ CHECKED = "custom.check"  # (program, its Function classes, their check, its Tra
 
 def gradient_check(code: str, lang: str) -> None:
     """Run gradcheck (double precision) on each Function class of `code` (the program that
-    ran), say pass or fail and show the Jacobians it compared. Its parse and its run pass the
-    gate (`may_run`) once per program: the session keeps the last program's check."""
+    ran) at the inputs the program gives it, say pass or fail, what it was checked at, and
+    show the Jacobians it compared. Its parse and its run pass the gate (`may_run`) once per
+    program: the session keeps the last program's check."""
     checked = st.session_state.get(CHECKED)
     if checked is None or checked[0] != code:
         if not may_run(code, lang):
@@ -62,6 +66,9 @@ def gradient_check(code: str, lang: str) -> None:
                     else "gradcheck_unchecked", lang, name=plain(name))
         (st.success if passed else st.error)(line, icon=":material/check_circle:" if passed
                                              else ":material/cancel:")
+        used = inputs_used(result.variables, name)
+        if used is not None:
+            _checked_at(name, used, lang)
         says = said(result.variables, name)
         if says and not passed:
             st.caption(text("gradcheck_says", lang, message=plain(says)))
@@ -76,6 +83,15 @@ def gradient_check(code: str, lang: str) -> None:
         st.code(program, language="python")
 
 
+def _checked_at(name: str, used: Inputs, lang: str) -> None:
+    """Whose values gradcheck took for class `name`: the program's, or seeded random ones of
+    the shapes the program gives (and why), and whether it took its fast mode."""
+    st.caption(text(f"checked_{used.source}", lang, name=plain(name), line=used.line,
+                    shapes=plain(" · ".join(used.shapes)), size=SIZE))
+    if used.fast:
+        st.caption(text("gradcheck_fast", lang, size=used.elements))
+
+
 def _jacobians(index: int, outputs: int, found: list[Jacobian], lang: str) -> None:
     """Each input's analytical and numerical Jacobians side by side, differing entries marked,
     the farthest apart in words, and the tolerance gradcheck used."""
@@ -85,10 +101,14 @@ def _jacobians(index: int, outputs: int, found: list[Jacobian], lang: str) -> No
     rows = len(found[0].analytical)
     if outputs > rows:
         st.caption(text("jacobian_rows", lang, rows=rows, outputs=outputs))
-    for k, jacobian in enumerate(found):
-        with st.container(key=f"jacobian-{index}-{k}"):
-            st.markdown("**" + text("jacobian_input", lang, k=k, count=jacobian.count,
-                                    total=jacobian.size) + "**")
+    for jacobian in found:
+        with st.container(key=f"jacobian-{index}-{jacobian.index}"):
+            st.markdown("**" + text("jacobian_input", lang, k=jacobian.index,
+                                    count=jacobian.count, total=jacobian.size) + "**")
+            columns = len(jacobian.analytical[0]) if jacobian.analytical else 0
+            if jacobian.elements > columns:
+                st.caption(text("jacobian_columns", lang, columns=columns,
+                                size=jacobian.elements))
             worst = jacobian.worst()
             if worst is not None:
                 a, n = (jacobian.analytical[worst[0]][worst[1]],

@@ -23,6 +23,7 @@ from explorer.ui.code_editor import ASSETS
 from explorer.ui.common import SETTINGS
 from explorer.ui.link import keep, restore
 from explorer.ui.steps import Made
+from explorer.views.export import trace_json
 from explorer.views.graph_page import Options, defaults, drawn
 from explorer.views.numbers import exact
 from explorer.views.present import kept, variable
@@ -94,7 +95,8 @@ def show_graph(view: View, trace: Trace, index: int, lang: str, key: str,
                              on_click="ignore", width="stretch")
     dot_file.download_button(text("download_dot", lang), view.dot, "autograd-graph.dot",
                              "text/vnd.graphviz", key=f"{key}.dot", width="stretch")
-    json_file.download_button(text("download_json", lang), trace.to_json, "trace.json",
+    json_file.download_button(text("download_json", lang), lambda: trace_json(trace),
+                              "trace.json",
                               "application/json", key=f"{key}.json", on_click="ignore",
                               width="stretch")
     return _inspector(view, trace, index, lang, key)

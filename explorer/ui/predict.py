@@ -23,6 +23,7 @@ from explorer.views.predict import (
     Question,
     Unreadable,
     Verdict,
+    entry,
     judge,
     questions,
     read,
@@ -30,6 +31,7 @@ from explorer.views.predict import (
     shaped,
 )
 
+LINE = "  \n"  # a line break in markdown: a verdict's sentences a line each
 Answers = dict[int, dict[str, Verdict]]  # engine step → question → verdict
 Names = Callable[[str], str]  # a node's id → its name as the page shows it
 
@@ -143,11 +145,11 @@ def verdicts(quiz: Quiz, index: int, lang: str) -> None:
         typed = written(shaped(verdict.typed, question.gradient.shape))
         wrong = text("predict_wrong", lang, what=what, value=engine, typed=code_span(typed))
         if len(verdict.typed) == len(verdict.expected) and len(verdict.expected) > 1:
-            wrong += " " + text("predict_differ", lang, at=", ".join(
-                f"[{k}]" for k in verdict.wrong))
+            wrong += LINE + text("predict_differ", lang, at=", ".join(
+                entry(k, question.gradient.shape) for k in verdict.wrong))
         elif len(verdict.typed) != len(verdict.expected):
-            wrong += " " + text("predict_count", lang, expected=len(verdict.expected),
-                                typed=len(verdict.typed))
+            wrong += LINE + text("predict_count", lang, expected=len(verdict.expected),
+                                 typed=len(verdict.typed))
         st.error(wrong, icon=":material/cancel:")
     right, asked = score(answered)
     st.caption(text("predict_score", lang, call=quiz.call.call, right=right, asked=asked))

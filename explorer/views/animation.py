@@ -8,9 +8,10 @@ each edge is labelled with the gradient it carried, a node where edges meet with
 (`2.2500 + 2.2500 = 4.5000`) and a leaf with the `.grad` written, in PyTorch's print style
 (explorer.views.numbers). No number covers another or a node, or leaves the plot, however
 narrow it is drawn (down to a phone's NARROW pixels): each stands beside what it is about,
-else is written short (a vector as its shape and norm), else stands in a margin with a dotted
-line to what it is about that crosses no other number; one with no room even there is left
-off, never cut, and counted (`left_off`: the page says how many, and where to read them).
+else is written short (a few values, present.few, on lines of their own; more as their
+shape and norm), else stands in a margin with a dotted line to what it is about that
+crosses no other number; one with no room even there is left off, never cut, and counted
+(`left_off`: the page says how many, and where to read them).
 Frames hold only overlay data, and long passes are batched into at most MAX_FRAMES frames.
 Frames come in blocks of about sqrt(frames): a block's first frame holds every overlay, the
 others only what changed since it (plotly merges them into it), so the figure grows about
@@ -30,7 +31,7 @@ import plotly.graph_objects as go
 from explorer.content.i18n import text
 from explorer.trace.schema import Call, Gradient
 from explorer.views.numbers import written
-from explorer.views.present import described, preview
+from explorer.views.present import described, few, preview
 
 MAX_FRAMES = 120
 NUMBERS_UP_TO = 40  # nodes of a picture that shows numbers unless asked not to
@@ -48,7 +49,7 @@ PAD = 4  # graphviz's margin around the drawing, in points
 FONT = 11
 CHAR, LINE, GAP = 0.6 * FONT, 1.2 * FONT, 1.5  # a character's width, a line's height, a rim
 GAP_PT = 2  # points between a number and the edge it is about
-SHORT = 12  # characters of a vector written short (its shape and norm, mostly)
+SHORT = 12  # characters of a larger vector written short (its shape and norm, mostly)
 NARROW = 320  # pixels: the narrowest the plot is drawn (a phone's width, less the margins)
 TOP = 58  # pixels above the plot: a row for plotly's tools (shown on a touch), the caption
 MARGIN = TOP + 10  # pixels of the figure's height above and below the plot (see _layout)
@@ -117,7 +118,8 @@ def figure(call: Call, layout: dict[str, Any], svg: str,
     # Where numbers will stand, all from the first frame on (empty until said): plotly
     # animated without a redraw puts text that is new to a trace in the wrong place.
     said = {key: "" for step in sorted(labels) for key in labels[step]}
-    batches = frames_of(len(steps))
+    # A still picture shows its one step, as the page's controls name it; frames, batches.
+    batches = frames_of(len(steps)) if animated else [range(i, i + 1) for i in range(len(steps))]
     shown = next(k for k, batch in enumerate(batches) if at in batch) if at is not None and \
         batches else 0
     block = math.isqrt(max(0, len(batches) - 1)) + 1  # frames per block: ceil(sqrt(frames))
@@ -186,7 +188,7 @@ def figure(call: Call, layout: dict[str, Any], svg: str,
         if number == shown and at is not None:
             state = base | values
     told = len(steps) if ahead else (-1 if at is None else at)  # the last step hover tells
-    state[HOVER] = _hover_points(call, where, boxes, told)
+    state[HOVER] = _hover_points(call, where, boxes, told, lang)
     # Plain dicts, not checked by plotly here (a third of a step's drawing time); that they
     # are what plotly would make of them is a test. Frames carry only data, not style.
     data = [_scatter(**STYLES[t], **state[t]) for t in range(len(STYLES))]
@@ -203,13 +205,33 @@ def left_off(chart: go.Figure) -> int:
     return (chart.layout.meta or {}).get("left_off", 0)
 
 
+def waiting(call: Call, layout: dict[str, Any], svg: str,
+            groups: dict[str, list[str]] | None, at: int, height: int = 640,
+            numbers: bool | None = None, lang: str = "en") -> go.Figure:
+    """The still picture of engine step `at` before it runs, for a learner to predict it:
+    what the steps before it drew (nothing of what it sends), its node outlined, and its
+    caption naming it as the page's controls do."""
+    chart = figure(call, layout, svg, groups, at=at - 1 if at else None, height=height,
+                   numbers=numbers, animated=False, lang=lang, ahead=False)
+    step = call.steps[at]
+    node = _grouped(groups or {}).get(step.node, step.node)
+    boxes = layout["nodes"]
+    x0, _, _, y1 = layout["bb"]
+    chart.update_traces(selector=OUTLINE, **_outline([node] if node in boxes else [], boxes))
+    chart.update_traces(selector=CAPTION, **_caption(text(
+        "replay_waiting", lang, step=at + 1, steps=len(call.steps), name=escape(step.name)),
+        x0 - PAD, y1 + PAD))
+    return chart
+
+
 def growing(call: Call, layout: dict[str, Any], svg: str,
             groups: dict[str, list[str]] | None, made: frozenset[str], new: frozenset[str],
-            caption: str, height: int = 640) -> go.Figure:
+            caption: str, height: int = 640, lang: str = "en") -> go.Figure:
     """The picture of `call`'s graph while the forward pass builds it: the nodes not `made`
     yet (and their edges) veiled, those the statement shown added (`new`) outlined, nothing
-    of the backward pass yet; `caption` above it."""
-    chart = figure(call, layout, svg, groups, height=height, numbers=False, animated=False)
+    of the backward pass yet; `caption` above it, its hover text in `lang`."""
+    chart = figure(call, layout, svg, groups, height=height, numbers=False, animated=False,
+                   lang=lang)
     where = _grouped(groups or {})
     boxes = layout["nodes"]
     made = frozenset(where.get(n, n) for n in made)
@@ -321,10 +343,24 @@ def _labels(call: Call, where: dict[str, str], boxes: dict[str, tuple],
 
 
 def _both(grad: Gradient | None, before: str) -> tuple[str, str]:
-    """A gradient after `before`, in full and short."""
+    """A gradient after `before`, in full and short: a few values (present.few) as they are
+    either way, short on lines of their own (`present.stacked`), narrower."""
     if not grad:
         return f"{before}None", f"{before}None"
-    return before + described(grad), before + described(grad, SHORT)
+    short = described(grad, SHORT, rows=True)
+    if "\n" in short and before.strip():
+        short = f"{before.rstrip()}\n{short}"
+    return before + described(grad), _aligned(short if "\n" in short else before + short)
+
+
+def _aligned(text: str) -> str:
+    """Lines of `text` padded with no-break spaces (which SVG keeps) to one length, so that
+    centred in a monospaced font they stand one under another."""
+    lines = text.split("\n")
+    if len(lines) == 1:
+        return text
+    wide = max(map(len, lines))
+    return "\n".join(line.replace(" ", "\u00a0").ljust(wide, "\u00a0") for line in lines)
 
 
 def _bounds(bb: Box, wide: float, height: int) -> tuple[Box, float]:
@@ -341,9 +377,17 @@ def _bounds(bb: Box, wide: float, height: int) -> tuple[Box, float]:
 
 
 def _extent(text: str, scale: float) -> tuple[float, float]:
-    """How wide and high `text` is on the picture, in points, at `scale` pixels per point
-    (the numbers' font is monospaced)."""
-    return (len(text) * CHAR + 2 * GAP) / scale, (LINE + 2 * GAP) / scale
+    """How wide and high `text` (lines) is on the picture, in points, at `scale` pixels per
+    point (the numbers' font is monospaced)."""
+    lines = text.split("\n")
+    return (max(map(len, lines)) * CHAR + 2 * GAP) / scale, (
+        len(lines) * LINE + 2 * GAP) / scale
+
+
+def _widest(texts: list[str], scale: float) -> tuple[float, float]:
+    """The room that each of `texts`, written in one place in turn, fits in (`_extent`)."""
+    widths, heights = zip(*(_extent(t, scale) for t in texts), strict=True)
+    return max(widths), max(heights)
 
 
 class Placed(NamedTuple):
@@ -381,8 +425,8 @@ def _place(said: Said, anchors: dict[Key, Anchor], boxes: dict[str, tuple],
         lines = _Grid(taken.cell)  # points along the edges, a number best leaves clear
         for x, y in (p for points in edges for p in _along(points, 8)):
             lines.add((x, y, x, y))
-        sizes = {key: [_extent(max((t[level] for t in forms), key=len), scale)
-                       for level in (0, 1)] for key, forms in texts.items()}
+        sizes = {key: [_widest([t[level] for t in forms], scale) for level in (0, 1)]
+                 for key, forms in texts.items()}
         placed: dict[Key, Placed] = {}
         for group in (0, 1):  # beside what it is about, then in a margin
             for key in (k for k in texts if k not in placed):
@@ -537,7 +581,7 @@ def _texts(said: dict[Key, str], placed: dict[Key, Placed]) -> dict[str, Any]:
     keys = [k for k in said if k in placed]
     return {"x": [round(placed[k].x, 1) for k in keys] or [None],
             "y": [round(placed[k].y, 1) for k in keys] or [None],
-            "text": [escape(said[k]) for k in keys] or [""]}
+            "text": [escape(said[k]).replace("\n", "<br>") for k in keys] or [""]}
 
 
 def _leaders(said: dict[Key, str], placed: dict[Key, Placed]) -> dict[str, Any]:
@@ -562,38 +606,39 @@ def _bucket(size: float, top: float) -> int:
     return max(0, min(len(WIDTHS) - 1, len(WIDTHS) - 1 + math.floor(ratio)))
 
 
-def _hover_points(call: Call, where: dict[str, str],
-                  boxes: dict[str, tuple], told: int) -> dict[str, Any]:
+def _hover_points(call: Call, where: dict[str, str], boxes: dict[str, tuple], told: int,
+                  lang: str) -> dict[str, Any]:
     """An invisible point on each node, telling what it received and sent by step `told` on
-    hover, and which node it is when clicked (`customdata`)."""
-    hover = _hover(call, where, told)
+    hover (in `lang`), and which node it is when clicked (`customdata`)."""
+    hover = _hover(call, where, told, lang)
     ids = [n for n in boxes if n in hover]
     return {"x": [boxes[n][0] for n in ids], "y": [boxes[n][1] for n in ids],
             "hovertext": [hover[n] for n in ids], "customdata": ids}
 
 
-def _hover(call: Call, where: dict[str, str], told: int) -> dict[str, str]:
-    """What each node received and sent, for hovering; of the steps after `told`, only the
-    op's name and a `?` (plotly reads tags in it: the run's words are escaped)."""
-    text: dict[str, list[str]] = {}
+def _hover(call: Call, where: dict[str, str], told: int, lang: str) -> dict[str, str]:
+    """What each node received and sent, for hovering, in `lang`; of the steps after `told`,
+    only the op's name and a `?` (plotly reads tags in it: the run's words are escaped)."""
+    told_of: dict[str, list[str]] = {}
     for i, step in enumerate(call.steps):
         node = where.get(step.node, step.node)
-        lines = text.setdefault(node, [])
+        lines = told_of.setdefault(node, [])
         lines.append(f"<b>{i + 1}. {escape(step.name)}</b>" + ("" if i <= told else " ?"))
         if i > told:
             continue
         for g in step.grad_outputs:
             if g:
-                lines.append(f"in: {escape(preview(g.values))} ‖{written(g.norm)}‖ "
-                             f"{escape(g.device)}")
+                norm = "" if few(g.values, g.truncated) else f" ‖{written(g.norm)}‖"
+                lines.append(text("hover_received", lang, values=escape(preview(g.values)),
+                                  norm=norm, device=escape(g.device)))
         for g in step.grad_inputs:
             if g:
                 lines.append(f"→ {escape(str(g.to))}: {escape(preview(g.values))}")
     for g in call.leaf_grads:
         shown = "?" if g.after > told + 1 else preview(g.grad.values) if g.grad \
             else "None"
-        text.setdefault(g.leaf, []).append(f".grad = {escape(shown)}")
-    return {node: "<br>".join(lines[:12]) for node, lines in text.items()}
+        told_of.setdefault(g.leaf, []).append(f".grad = {escape(shown)}")
+    return {node: "<br>".join(lines[:12]) for node, lines in told_of.items()}
 
 
 def _marks(nodes: list[str], boxes: dict[str, tuple]) -> dict[str, Any]:

@@ -140,6 +140,7 @@ ROWS = (
     Row("torch.cuda.empty_cache()", "cleared"),
     Row("torch.cuda.memory_reserved(device)", "reserved_after", size=True),
 )
+CALLS = re.compile(r"(?<=\)) (?=torch\.)")  # between two calls in a row's `api`
 SEED_ROW = Row("torch.cuda.manual_seed(seed) torch.cuda.manual_seed_all(seed)", "seeded")
 
 
@@ -254,7 +255,7 @@ def timing_figure(series: list[Series], lang: str) -> go.Figure:
 
 
 def _row(names: tuple[str, str, str], row: Row, lang: str, value: str) -> dict[str, str]:
-    calls = " ".join(code_span(call) for call in re.split(r"(?<=\)) (?=torch\.)", row.api))
+    calls = " ".join(code_span(call) for call in CALLS.split(row.api))
     return {names[0]: calls, names[1]: text(f"devices_row_{row.name}", lang),
             names[2]: value}
 

@@ -14,6 +14,7 @@ from explorer.content.i18n import text
 from explorer.trace import Trace
 from explorer.trace.graph_view import View, view
 from explorer.trace.schema import Call
+from explorer.trace.wire import saved
 from explorer.views.animation import figure, frames_of, left_off
 from explorer.views.graph_page import defaults, drawn
 from explorer.views.render import png, positions, svg
@@ -73,9 +74,10 @@ def graph_png(trace: Trace, lang: str = "en") -> bytes:
     return png(graph_dot(trace, lang))
 
 
-def trace_json(trace: Trace) -> str:
-    """The Trace as `python -m explorer run --json` prints it."""
-    return trace.to_json()
+def trace_json(trace: Trace) -> bytes:
+    """The Trace as a file to keep (explorer.trace.wire.saved: each step with what it
+    changed); `Trace.from_json` reads it back whole."""
+    return saved(trace)
 
 
 def backward_call(trace: Trace, call: int | None = None, lang: str = "en") -> Call:

@@ -85,9 +85,9 @@ def _flag(value: str) -> bool:
     return value == "1"
 
 
-def _matching(pattern: str) -> Callable[[str], str]:
+def _matching(pattern: re.Pattern[str]) -> Callable[[str], str]:
     def parse(value: str) -> str:
-        if not re.fullmatch(pattern, value):
+        if not pattern.fullmatch(value):
             raise ValueError(value)
         return value
     return parse
@@ -102,20 +102,22 @@ def _names(value: str) -> list[str]:
 
 # A variable's or a graph node's name as the pages show it: printable, short, no comma.
 NAME = re.compile(r"[^\x00-\x1f\x7f,]{1,100}")
-name = _matching(NAME.pattern)
+name = _matching(NAME)
+LANG, DEVICE, TAB = (re.compile(r"en|zh"), re.compile(r"cpu|cuda(:\d{1,2})?"),
+                     re.compile(r"check|graph|backward"))  # TAB: the custom Function page's
 
 # Every parameter a page may put in its link, and how to read its value.
 FIELDS: dict[str, Callable[[str], Any]] = {
     "code": decode_code,
-    "lang": _matching(r"en|zh"),
-    "device": _matching(r"cpu|cuda(:\d{1,2})?"),
+    "lang": _matching(LANG),
+    "device": _matching(DEVICE),
     "step": _integer(1, 1_000_000),  # the program step shown
     "inspect": name,  # the variable looked inside
     "roots": _names,  # the graph's chosen outputs
     "saved": _flag, "attrs": _flag, "expand": _flag, "values": _flag,  # the graph's options
     "fold": _names,  # the modules the graph draws as one node each
     "node": name,  # the graph node whose details are open
-    "tab": _matching(r"check|graph|backward"),  # the custom Function page's tab
+    "tab": _matching(TAB),
     "call": _integer(1, 1_000_000),  # the backward call replayed
     "replay": _integer(1, 1_000_000),  # its place: statements, then engine steps
     "predict": _flag,  # the Backward page asks before it shows (never the answers)

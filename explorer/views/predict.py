@@ -155,6 +155,16 @@ def shaped(values: list[float], shape: list[int]) -> Any:
     return values
 
 
+def entry(flat: int, shape: list[int]) -> str:
+    """Where the value at position `flat` (in order) stands in a tensor of `shape`, as it is
+    indexed: `[1]`, `[0, 1]`."""
+    index = []
+    for size in reversed(shape):
+        flat, at = divmod(flat, size) if size else (flat, 0)
+        index.append(at)
+    return f"[{', '.join(map(str, reversed(index)))}]"
+
+
 def _close(typed: float, expected: float) -> bool:
     if math.isnan(expected) or math.isinf(expected):
         return typed == expected or (math.isnan(typed) and math.isnan(expected))

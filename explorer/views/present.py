@@ -11,45 +11,71 @@ from explorer.trace import Variables
 from explorer.trace.schema import Graph, Node, Variable
 from explorer.views.numbers import exact, flat, number, parsed, written
 
+FEW = 8  # values a tensor may have to be written as its values everywhere, never summed up
+CHARS = 28  # characters a picture gives one tensor's values past FEW
+
+
+def few(values: Any, truncated: bool = False) -> bool:
+    """Whether `values` (all a tensor's, unless `truncated`) are few enough (FEW) that the
+    pages write them as they are, not as a shape and norm."""
+    return not truncated and isinstance(parsed(values), list | int | float | complex) and (
+        len(flat(values)) <= FEW)
+
 
 def preview(values: Any, limit: int = 40) -> str:
-    """A one-line summary of a value, its numbers as PyTorch prints them; past `limit`
-    characters, values left off whole (`…`), a text cut."""
+    """A one-line summary of a value, its numbers as PyTorch prints them: a few (`few`) in
+    full; past `limit` characters, values left off whole (`…`), a text cut."""
     if isinstance(parsed(values), str):  # a text, not a number sent as text
         text = repr(values)
         return text if len(text) <= limit else text[: limit - 1] + "…"
-    return written(values, limit)
+    return written(values, None if few(values) else limit)
 
 
-SMALL = 6  # values a picture writes out in full
-CHARS = 28  # characters a picture gives one tensor's values
+def stacked(values: Any) -> str:
+    """Values written narrow, for a picture: a grid's a row a line, a vector's a value a
+    line, each as print(tensor) writes it among the others; others on one line."""
+    whole = written(values)
+    if not isinstance(values, list) or len(values) < 2:
+        return whole
+    if not any(isinstance(v, list) for v in values):
+        return ",\n ".join(whole.split(", "))
+    if all(isinstance(row, list) and not any(isinstance(v, list) for v in row)
+           for row in values):
+        return "],\n [".join(whole.split("], ["))
+    return whole
 
 
 def compact(values: Any, shape: list[int] | None = None, norm: float | None = None,
-            truncated: bool = False, chars: int = CHARS) -> str:
-    """A tensor's values in at most `chars` characters, to write on a picture: one number
-    when all are the same (a gradient of ones, of 0.25s), a small tensor in full, a larger
-    one (given its `shape`) as its shape and 2-norm: the `norm` of all its values when those
-    sent were `truncated`, else that of the values. Never a number cut."""
+            truncated: bool = False, chars: int = CHARS, rows: bool = False) -> str:
+    """A tensor's values, to write on a picture: one number when all are the same (a
+    gradient of ones, of 0.25s), a few (`few`) in full (with `rows`, narrow: `stacked`),
+    more (given its `shape`) as its shape and 2-norm (`summed`), else as many as fit in
+    `chars` characters. Never a number cut."""
     items = flat(values)
     if not truncated and items and all(v == items[0] for v in items):
         return preview(items[0], chars)
-    if len(items) <= SMALL and not truncated and len(whole := preview(values, chars)) <= chars \
-            and "…" not in whole:
-        return whole
+    if few(values, truncated):
+        return stacked(values) if rows else written(values)
+    return summed(values, shape, norm, truncated) or preview(values, chars)
+
+
+def summed(values: Any, shape: list[int] | None, norm: float | None,
+           truncated: bool) -> str | None:
+    """A tensor (given its `shape`) as its shape and 2-norm: the `norm` of all its values
+    when those sent were `truncated`, else that of the values; None where it has none."""
+    items = flat(values)
     if norm is None and shape is not None and not truncated and all(
             type(v) in (int, float) for v in items):
         norm = math.sqrt(sum(v * v for v in items))
     if norm is None or shape is None:
-        return preview(values, chars)
+        return None
     return f"{'×'.join(map(str, shape))} ‖{number(norm)}‖"
 
 
-def described(info: Variable, chars: int = CHARS) -> str:
+def described(info: Variable, chars: int = CHARS, rows: bool = False) -> str:
     """compact() of a gradient or a variable as a run describes it (values, shape, the norm
     of all of it when the values are cut)."""
-    return compact(info.values, info.shape, info.norm,
-                   bool(info.truncated), chars)
+    return compact(info.values, info.shape, info.norm, bool(info.truncated), chars, rows)
 
 
 def kept(values: Any, numel: int, norm: float | None, lang: str) -> str | None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 import math
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,13 +25,19 @@ from explorer.trace import Trace
 from explorer.trace.graph_view import FREED, MODIFIED, node_lines
 from explorer.trace.schema import Gradient, Graph, Variable
 
-INPLACE = re.compile(r"modified by an inplace operation: \[\S+ \[((?:\d{1,18}(?:, )?){0,64})\]\]"
+# PyTorch's words for a saved tensor changed in place: its type and shape, the node that made
+# it, and its versions. Each part can be read one way only (a repeat inside a repeat of digits
+# once made a message of 37 digits take minutes: explorer.bench.patterns attacks every pattern).
+INPLACE = re.compile(r"modified by an inplace operation: \[\S+ \[([\d, ]{0,1300})\]\]"
                      r"(?:, which is output \d+ of (\w+),)? is at version (\d{1,18}); "
                      r"expected version (\d{1,18})")
+FORWARD_LINE = re.compile(r'"<program>", line (\d{1,9})')  # in anomaly mode's traceback
 FREED_AGAIN = "backward through the graph a second time"
 NOT_SCALAR = "grad can be implicitly created only for"
 LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation"
 NOT_FLOAT = "floating point and complex dtype can require gradients"
+UNRECORDED = {"no_grad", "inference_mode"}  # blocks where autograd records nothing
+ADDING = {"append", "extend", "insert"}  # what keeps a round's tensor in a list
 NOTHING = Variable(kind="none", values=None)  # a variable before it was first assigned
 
 
@@ -78,14 +85,13 @@ def _inplace(trace: Trace, code: str, shape: str, op: str | None, now: str,
     """The tensor the message names by its shape and the op that made it (none: a leaf): the
     variable of that shape and maker whose version passed `saved` (and the line that did
     it), and the nodes that saved it: what they saved reads as changed in place."""
-    made = re.compile(rf"{re.escape(op)}(Backward\d*)?" if op else "None")
     size = [int(n) for n in shape.replace(",", " ").split()]
     name, line, before = None, None, {}
     for step in trace.steps:
         for var, info in step.variables.items():
             was = before.get(var, NOTHING)
-            maker = made.fullmatch(str(was.grad_fn)) or made.fullmatch(
-                str(info.grad_fn))  # as it was saved, or (a saved input) as it is
+            maker = _made_by(op, was.grad_fn) or _made_by(
+                op, info.grad_fn)  # as it was saved, or (a saved input) as it is
             if info.shape == size and maker and (
                     info.version or 0) > int(saved) >= (was.version or 0):
                 name, line = var, step.line
@@ -100,6 +106,16 @@ def _inplace(trace: Trace, code: str, shape: str, op: str | None, now: str,
     return Scene("inplace", nodes + tuple(sorted(tensors)), line,
                  {"tensor": name or "?", "op": _names(trace, nodes) or "?", "saved": saved,
                   "now": now})
+
+
+def _made_by(op: str | None, grad_fn: str | None) -> bool:
+    """Whether a tensor with `grad_fn` is the output of node `op` as PyTorch's message names
+    it (`Mul` or `MulBackward0`: MulBackward0), or a leaf where `op` is None."""
+    if op is None:
+        return grad_fn is None or grad_fn == "None"
+    rest = str(grad_fn).removeprefix(op)
+    number = rest.removeprefix("Backward")
+    return rest == "" or (number != rest and (number == "" or number.isdecimal()))
 
 
 def _freed(trace: Trace, code: str) -> Scene:
@@ -118,7 +134,8 @@ def _freed(trace: Trace, code: str) -> Scene:
     if loop is not None:
         carried = _carried(loop)
         if carried is not None:
-            return Scene("freed_loop", nodes, carried[1], said | {"name": carried[0]})
+            name, line, kind = carried
+            return Scene(kind, nodes, line, said | {"name": name})
         made = [node_lines(trace).get(n, (None,))[0] for n in nodes]
         before = min((m for m in made if m is not None and m < loop.lineno), default=None)
         return Scene("freed_outside", nodes, before or error_line, said)
@@ -138,18 +155,63 @@ def _loop(code: str, line: int | None) -> ast.For | ast.While | None:
     return max(loops, key=lambda node: node.lineno, default=None)
 
 
-def _carried(loop: ast.For | ast.While) -> tuple[str, int] | None:
-    """A name the loop's body assigns from itself (`h = f(h)`, `total += loss`), and where."""
-    for node in ast.walk(loop):
-        target = (node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1
-                  else node.target if isinstance(node, ast.AugAssign) else None)
-        if not isinstance(target, ast.Name):
+def _carried(loop: ast.For | ast.While) -> tuple[str, int, str] | None:
+    """The name the loop carries from one round to the next, and the line that carries it:
+    a name a round reads before (or as) it assigns it (`h = f(h)`; `h_prev = h` after
+    `h = f(h_prev)`; `h, c = cell(x, (h, c))`; `total += loss`), or a list from before the
+    loop that a round adds to (`losses.append(loss)`). The last such line of the body; none
+    under `torch.no_grad()`, where nothing is recorded. With the scene's kind: `freed_loop`
+    for a name, `freed_list` for a list."""
+    read: dict[str, int] = {}  # a name, and where a round first reads it
+    assigned: set[str] = set()
+    carried = None
+    for statement in _recorded(loop.body):
+        read.update(dict.fromkeys(_reads(statement), statement.lineno) | read)
+        kept, added = _stores(statement)
+        carrying = [(n, statement.lineno, "freed_loop") for n in kept if n in read] + [
+            (n, statement.lineno, "freed_list") for n in added if n not in assigned]
+        if carrying:
+            carried = carrying[0]
+        assigned.update(kept)
+    return carried
+
+
+def _recorded(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """The simple statements of `body`, at any depth, in their order, but those under
+    `torch.no_grad()` or `torch.inference_mode()`."""
+    for statement in body:
+        if isinstance(statement, ast.With) and any(
+                _callee(item.context_expr) in UNRECORDED
+                for item in statement.items if isinstance(item.context_expr, ast.Call)):
             continue
-        value = node.value if isinstance(node, ast.Assign | ast.AugAssign) else None
-        reads = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)} if value else set()
-        if isinstance(node, ast.AugAssign) or target.id in reads:
-            return target.id, node.lineno
-    return None
+        inner = [getattr(statement, part, []) for part in ("body", "orelse", "finalbody")]
+        if any(inner):
+            yield from _recorded([s for block in inner for s in block])
+        else:
+            yield statement
+
+
+def _reads(statement: ast.stmt) -> list[str]:
+    """The names `statement` reads (an augmented assignment reads its target too)."""
+    names = [n.id for n in ast.walk(statement)
+             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
+    if isinstance(statement, ast.AugAssign) and isinstance(statement.target, ast.Name):
+        names.append(statement.target.id)
+    return names
+
+
+def _stores(statement: ast.stmt) -> tuple[list[str], list[str]]:
+    """The names `statement` assigns, and the lists it adds to (`xs.append(...)`)."""
+    targets = (statement.targets if isinstance(statement, ast.Assign) else
+               [statement.target] if isinstance(statement, ast.AugAssign | ast.AnnAssign)
+               else [])
+    kept = [n.id for target in targets for n in ast.walk(target)
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
+    call = statement.value if isinstance(statement, ast.Expr) else None
+    added = [call.func.value.id] if (
+        isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+        and call.func.attr in ADDING and isinstance(call.func.value, ast.Name)) else []
+    return kept, added
 
 
 def _not_finite(trace: Trace) -> Scene | None:
@@ -157,7 +219,7 @@ def _not_finite(trace: Trace) -> Scene | None:
     the line that made its node: as anomaly mode's traceback of the forward call names it,
     else the statement that first drew it."""
     forward = [int(n) for w in trace.warnings if "Traceback of forward call" in w
-               for n in re.findall(r'"<program>", line (\d{1,9})', w)]
+               for n in FORWARD_LINE.findall(w)]
     for call in trace.backward:
         for step in call.steps:
             if all(_finite(g) for g in step.grad_outputs) and not all(

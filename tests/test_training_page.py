@@ -1,0 +1,64 @@
+"""What the training page draws for a loop typed in its editor (Streamlit's AppTest, real
+runs): a log-scale loss axis labelled with whole numbers (powers of ten where it spans them,
+never plotly's `2` for 0.02), and the program's printed output in plain sight."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from explorer.content.i18n import text
+from explorer.views.curves import curves, log_ticks, loss_figure, tick_label
+from tests.test_gate import send
+from tests.test_training import ADAM
+
+
+def _trained(lang: str) -> AppTest:
+    at = AppTest.from_file("../streamlit_app.py", default_timeout=120)
+    at.query_params["lang"] = lang
+    at.switch_page("pages/7_Training.py").run()
+    at = send(at, run=ADAM)
+    assert not at.exception, at.exception
+    return at
+
+
+def _read(label: str) -> float:
+    """A tick's label read back as a number: `0.01`, `10⁴`, `2×10⁻⁵`."""
+    plain = label.translate(str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789"))
+    if "10" in plain and ("×" in plain or not label.isascii()):
+        m, _, k = plain.rpartition("10")
+        return float(m.rstrip("×") or 1) * 10.0 ** int(k)
+    return float(plain)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_loss_axes_are_labelled_in_whole_numbers_and_the_output_is_open(lang: str) -> None:
+    at = _trained(lang)
+    for chart in at.get("plotly_chart")[:2]:  # the loss, the gradient norms
+        made = json.loads(chart.proto.spec)
+        axis = made["layout"]["yaxis"]
+        drawn = [v for line in made["data"] for v in line["y"]]
+        assert axis["type"] == "log" and axis["tickmode"] == "array"
+        assert len(axis["tickvals"]) >= 2 and all(min(drawn) <= v <= max(drawn)
+                                                  for v in axis["tickvals"])
+        assert [_read(t) for t in axis["ticktext"]] == pytest.approx(axis["tickvals"])
+    (output,) = [e for e in at.expander if e.label == text("output", lang)]
+    assert output.proto.expanded
+    printed = "\n".join(str(c.value) for c in output.code)
+    assert printed.startswith("0 ") and "\n29 " in printed  # print(t, loss.item())
+
+
+def _labels(low: float, high: float) -> list[str]:
+    return [tick_label(m, k) for m, k in log_ticks(low, high)]
+
+
+def test_a_log_axis_reads_as_whole_numbers_however_narrow_or_wide_the_values() -> None:
+    assert _labels(0.003, 2.3) == ["0.01", "0.1", "1"]  # the powers of ten it spans
+    assert _labels(1e-9, 1e6) == ["10⁻⁹", "10⁻⁷", "10⁻⁵", "0.001", "0.1", "10", "1000", "10⁵"]
+    assert _labels(0.3, 0.5) == ["0.3", "0.4", "0.5"]  # within a decade: every digit
+    assert _labels(0.81, 1.2) == ["0.9", "1"] and _labels(2e-5, 7e-5) == ["2×10⁻⁵", "5×10⁻⁵"]
+    assert _labels(0.81, 0.89) == []  # narrower: plotly writes such labels in full
+    axis = loss_figure(curves([])).to_dict()["layout"]["yaxis"]
+    assert axis["type"] == "log" and "tickvals" not in axis  # nothing drawn, nothing labelled
