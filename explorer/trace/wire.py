@@ -116,8 +116,8 @@ def trace_message(trace: Trace) -> bytes:
 
 def saved(trace: Trace) -> bytes:
     """The Trace as a file to keep: as a run sends it (a step names only the variables it
-    changed, a graph only the nodes it changed: backprop ninja's first exercise is 65 MB whole
-    and 7 MB so), with the format's version. `Trace.from_json` reads it back whole."""
+    changed, a graph only the nodes it changed: backprop ninja's first exercise is 59 MiB whole
+    and 2.8 MiB so), with the format's version. `Trace.from_json` reads it back whole."""
     return message({"version": b"%d" % VERSION} | parts(trace))
 
 
