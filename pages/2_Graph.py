@@ -6,7 +6,7 @@ from explorer.ui.common import lang
 from explorer.ui.editor import editor_page
 from explorer.ui.graph import graph_at_step, graph_frame
 from explorer.ui.link import publish
-from explorer.ui.steps import after_line, error_panel, step_controls
+from explorer.ui.steps import after_line, error_panel, step_controls, unfinished_note
 
 trace, state = editor_page("graph", "graph_page", "graph_intro")
 if trace is not None:
@@ -20,7 +20,8 @@ if trace is not None:
             made = graph_at_step("graph", trace, index, lang(), where=picture,
                                  code=st.session_state["graph.ran"])
             with caption:
-                after_line("graph", trace.steps[index], lang(), made)
+                after_line("graph", trace.steps[index], lang(), made, unfinished_note(
+                    trace, st.session_state["graph.ran"], lang(), index))
 else:  # the graph's frame, loaded before the first run: its first picture comes quicker
     with state, st.container():  # where the picture will be: the frame is kept there
         graph_frame("graph", lang())

@@ -43,7 +43,9 @@ def test_the_backward_page_writes_a_few_values_as_they_are(lang: str) -> None:
     (numbers,) = [t for t in traces if t.get("textfont", {}).get("family") == "monospace"]
     written = [text.replace("<br>", "\n").replace("\u00a0", " ") for text in numbers["text"]]
     assert written and not [text for text in written if "‖" in text]
-    assert ".grad = [5.6568, -20.5386]" in written  # t.grad, beside its leaf
+    # t.grad, beside its leaf: on lines of their own where, on one line, it would cover an
+    # edge (as it did before numbers kept off the edges)
+    assert ".grad = [5.6568, -20.5386]" in [" ".join(text.split()) for text in written]
     (hover,) = [t for t in traces if t.get("name") == "nodes"]
     assert not [text for text in hover["hovertext"] if "‖" in text]
     assert any("[5.6568, -20.5386]" in text for text in hover["hovertext"])

@@ -162,6 +162,7 @@ def _server_modules() -> Iterator[Any]:
 
 
 def _compiled(value: Any) -> list[re.Pattern[Any]]:
+    """The compiled patterns `value` is or holds (a module's constant)."""
     if isinstance(value, re.Pattern):
         return [value]
     if isinstance(value, list | tuple):

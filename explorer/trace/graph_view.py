@@ -83,6 +83,16 @@ def outputs(graph: Graph) -> list[Node]:
     return [n for n in graph.nodes if n.names]
 
 
+def shown_name(node: Node) -> str | None:
+    """What a page calls `node`: the program's names of a tensor, else the name its picture
+    writes (a parameter's module path, `net.0.weight`), else a backward node's op."""
+    if node.names:
+        return ", ".join(node.names)
+    if node.kind not in ("backward", "group"):
+        return node.label.split("\n", 1)[0].strip() or None
+    return node.name
+
+
 def named_outputs(graph: Graph) -> dict[str, str]:
     """Variable name -> the id of the tensor node it names."""
     return {name: node.id for node in outputs(graph) for name in node.names or ()}

@@ -17,13 +17,13 @@ from explorer.content.i18n import text
 from explorer.content.markdown import code_span, plain
 from explorer.content.rules import rule
 from explorer.trace import Step, Trace
-from explorer.trace.graph_view import node_lines
+from explorer.trace.graph_view import node_lines, shown_name
 from explorer.trace.schema import Call, Gradient, Graph, Node
 from explorer.ui import predict
 from explorer.ui.graph import layout_failed
 from explorer.ui.link import keep, restore
 from explorer.ui.steps import after_line, mark, number_table, pause, step_controls
-from explorer.views.animation import NUMBERS_UP_TO, figure, growing, left_off, waiting
+from explorer.views.animation import HOVER, NUMBERS_UP_TO, figure, growing, left_off, waiting
 from explorer.views.export import animation_html, animation_view
 from explorer.views.numbers import exact, flat, number
 from explorer.views.present import few, preview, statement
@@ -111,7 +111,7 @@ def backward_pass(page: str, trace: Trace, lang: str, chosen: int | None = None,
     if count := left_off(picture_now):
         left.caption(f"{text('numbers_left_off', lang, count=count)}  \n"  # a line each
                      f"{text('numbers_in_panel', lang, heading=text('engine_steps', lang))}")
-    _vjp(call, lang)
+    _vjp(call, graph, lang)
 
 
 def _call(page: str, trace: Trace, lang: str, chosen: int | None) -> Call | None:
@@ -150,9 +150,11 @@ def _replay(page: str, call: Call) -> str:
 
 
 def _clicked(page: str, key: str, call: int, index: int) -> None:
-    """Note the node clicked on the picture (its invisible point carries the node's id)."""
+    """Note the node clicked on the picture (its invisible point carries the node's id; a
+    number's, what the number is about)."""
     points = st.session_state[key]["selection"]["points"]
-    node = next((p["customdata"] for p in points if isinstance(p.get("customdata"), str)), None)
+    node = next((p["customdata"] for p in points if p.get("curve_number") == HOVER
+                 and isinstance(p.get("customdata"), str)), None)
     st.session_state[f"{page}.clicked"] = (node, call, index) if node else None
     st.session_state[f"{page}.clicks"] = st.session_state.get(f"{page}.clicks", 0) + 1
 
@@ -163,7 +165,7 @@ def _statement_panel(page: str, code: str, step: Step, graph: Graph,
     nodes = {n.id: n for n in graph.nodes}
     after_line(page, step, lang)
     st.code(statement(code, step.line, step.end_line), language="python")
-    made = sorted(_name(nodes.get(n, {}), n) for n in added)
+    made = sorted(_name(nodes.get(n), n) for n in added)
     st.caption(text("statement_added", lang, nodes=", ".join(made)))
 
 
@@ -204,7 +206,7 @@ def _engine_panel(call: Call, graph: Graph, index: int, lang: str,
         # (a hook may have cleared a .grad); a norm only for what is too long to read whole
         large = {leaf for leaf, g in latest.items()
                  if g.grad and not few(g.grad.values, g.grad.truncated)}
-        st.table([{text("col_leaf", lang): _name(nodes.get(leaf, {}), leaf),
+        st.table([{text("col_leaf", lang): _name(nodes.get(leaf), leaf),
                    ".grad": code_span(preview(g.grad.values)) if g.grad else "None",
                    **({"‖.grad‖": number(g.grad.norm) if leaf in large else ""}
                       if large else {})}
@@ -240,27 +242,27 @@ def _namer(graph: Graph) -> predict.Names:
 
 
 def _name(node: Node | None, fallback: str) -> str:
-    """A node's variable names, else its op's name, as plain markdown text."""
-    if node is None:
-        return plain(fallback)
-    return plain(", ".join(node.names or ()) or node.name or fallback)
+    """A node's name as its picture writes it (`shown_name`), as plain markdown text."""
+    return plain((node and shown_name(node)) or fallback)
 
 
-def _vjp(call: Call, lang: str) -> None:
+def _vjp(call: Call, graph: Graph, lang: str) -> None:
     """For y.backward(v) on a small vector y: v, and the vᵀJ the engine delivered to each
     leaf's AccumulateGrad (J itself is not built: `jacobian_reason`)."""
     if call.vector is None:
         return
     st.markdown(f"#### {text('vjp_title', lang)}")
     st.caption(text("vjp_explain", lang))
-    names = {g.node: " = ".join(g.names) or g.leaf for g in call.leaf_grads}
+    nodes = {n.id: n for n in graph.nodes}
+    names = {g.node: plain(" = ".join(g.names)) if g.names else _name(nodes.get(g.leaf), g.leaf)
+             for g in call.leaf_grads}
     delivered = [s for s in call.steps if s.name == "AccumulateGrad"]
     columns = st.columns(1 + len(delivered))
     columns[0].markdown("**v**")
     with columns[0]:
         number_table([[x] for x in call.vector], width="stretch")
     for column, step in zip(columns[1:], delivered, strict=True):
-        name = plain(names.get(step.node, step.node))
+        name = names.get(step.node) or plain(step.node)
         column.markdown(f"**{text('vjp_result', lang, leaf=name)}**")
         with column:
             _gradient(step.grad_outputs[0] if step.grad_outputs else None, lang)

@@ -12,10 +12,12 @@ import streamlit as st
 from explorer.content.i18n import text
 from explorer.content.markdown import code_span, plain
 from explorer.trace import Step, Trace, Variables
+from explorer.ui.common import LIMITS
 from explorer.ui.link import keep, restore
 from explorer.views.numbers import PRECISION, full_decimals, parsed, writer, written, written_each
 from explorer.views.present import kept, statement, variable_rows
 from explorer.views.scene import Scene, scene
+from explorer.views.unfinished import unfinished
 
 SPEEDS = {"slow": 1.5, "normal": 0.8, "fast": 0.3}  # seconds a step stays when playing
 KEYS = {"back": "Left", "forward": "Right"}  # keyboard shortcuts of a player's controls
@@ -123,14 +125,28 @@ class Made(NamedTuple):
     lines: tuple[int, int]
 
 
-def after_line(page: str, step: Step, lang: str, made: Made | None = None) -> None:
+def after_line(page: str, step: Step, lang: str, made: Made | None = None,
+               left_out: str | None = None) -> None:
     """"State after line N" over the step shown, and the editor's mark of the same lines; or,
     for a node `made` chosen at this step, the line that made it, named first and marked: the
-    one place caption and mark come from, on every page."""
+    one place caption and mark come from, on every page. Then what the state `left_out`, if
+    anything (`unfinished_note`)."""
     mark(page, made.lines if made else (step.line, step.end_line))
     words = text("after_node", lang, line=made.lines[0], node=code_span(made.name),
                  after=step.line) if made else text("after_line", lang, line=step.line)
     st.markdown(f"**{words}**")
+    if left_out:
+        st.caption(left_out)
+
+
+def unfinished_note(trace: Trace, code: str, lang: str, index: int | None = None) -> str | None:
+    """What the state at the run's error leaves out, in words: the top-level statement the
+    error stopped part way (explorer.views.unfinished); None where nothing is left out, or
+    step `index`, if given, is not the last (the state at the error)."""
+    if index is not None and index != len(trace.steps) - 1:
+        return None
+    found = unfinished(trace, code, LIMITS.steps)
+    return found.said(lang) if found else None
 
 
 def show_trace(page: str, trace: Trace, code: str, lang: str, below: Any = None) -> None:
@@ -144,6 +160,8 @@ def show_trace(page: str, trace: Trace, code: str, lang: str, below: Any = None)
         st.code(statement(code, step.line, step.end_line), language="python")
         before = trace.steps[index - 1].variables if index else {}
         with below or st.container():  # the table wants the page's width
+            if left_out := unfinished_note(trace, code, lang, index):
+                st.info(left_out, icon=":material/history:")
             _variables(step.variables, before, lang, page)
         output = "".join(s.output for s in trace.steps[: index + 1])
         with below or st.container():
@@ -182,6 +200,8 @@ def error_panel(trace: Trace, code: str, lang: str) -> None:
         if error.explanation:
             st.info(f"**{text('what_it_means', lang)}** — {getattr(error.explanation, lang)}",
                     icon="💡")
+        if left_out := unfinished_note(trace, code, lang):
+            st.warning(left_out, icon=":material/history:")
         if found is not None:
             _scene(found, code, lang, shown=line)
 

@@ -6,12 +6,16 @@ engine runs, green marks on the nodes done, orange edges carrying gradient so fa
 for larger gradients), and gold marks on leaves whose `.grad` was written. With `numbers`,
 each edge is labelled with the gradient it carried, a node where edges meet with their sum
 (`2.2500 + 2.2500 = 4.5000`) and a leaf with the `.grad` written, in PyTorch's print style
-(explorer.views.numbers). No number covers another or a node, or leaves the plot, however
+(explorer.views.numbers). A number is written once: an edge into a leaf's AccumulateGrad is
+not, where the `.grad` written beside the leaf says the same. No number covers another, a
+node, an edge (its arrowhead too) or a module's frame or name, or leaves the plot, however
 narrow it is drawn (down to a phone's NARROW pixels): each stands beside what it is about,
-else is written short (a few values, present.few, on lines of their own; more as their
-shape and norm), else stands in a margin with a dotted line to what it is about that
-crosses no other number; one with no room even there is left off, never cut, and counted
-(`left_off`: the page says how many, and where to read them).
+else is written short (a few values, present.few, as they are; more as their shape and
+norm) on one line or on lines of their own, else stands in a margin with a dotted line to
+what it is about that crosses no other number and no node; one with no room even there is
+left off, never cut, and counted (`left_off`: the page says how many, and where to read
+them). A number is pinned by its side that faces what it is about, so that drawn wider (a
+desktop's plot writes it smaller) it still stands by it.
 Frames hold only overlay data, and long passes are batched into at most MAX_FRAMES frames.
 Frames come in blocks of about sqrt(frames): a block's first frame holds every overlay, the
 others only what changed since it (plotly merges them into it), so the figure grows about
@@ -48,12 +52,15 @@ PAD = 4  # graphviz's margin around the drawing, in points
 # The numbers' text, in pixels: a monospaced font, so a text's width is its length times CHAR.
 FONT = 11
 CHAR, LINE, GAP = 0.6 * FONT, 1.2 * FONT, 1.5  # a character's width, a line's height, a rim
+SPACING = 1.3 * FONT  # from one line's baseline to the next's (plotly's LINE_SPACING)
 GAP_PT = 2  # points between a number and the edge it is about
 SHORT = 12  # characters of a larger vector written short (its shape and norm, mostly)
 NARROW = 320  # pixels: the narrowest the plot is drawn (a phone's width, less the margins)
 TOP = 58  # pixels above the plot: a row for plotly's tools (shown on a touch), the caption
 MARGIN = TOP + 10  # pixels of the figure's height above and below the plot (see _layout)
-MARGIN_ROWS = 60  # rows above and below its own where a number may stand in the margin
+MARGIN_ROWS = 240  # quarter rows above and below its own where a number may stand in the margin
+LEVELS = (0, 1, 2)  # the forms of a number, widest first (_forms)
+RUNS = {1: "middle right", -1: "middle left", 0: "middle center"}  # plotly's, by Placed.side
 _SKIP = {"hoverinfo": "skip", "showlegend": False}
 _LINES = {"mode": "lines", "opacity": 0.8, **_SKIP}
 
@@ -71,7 +78,7 @@ STYLES = {  # how each trace is drawn: frames change only its points (and the ca
        for part in (SETTLED, RECENT) for trace, width in zip(part[1:], WIDTHS, strict=True)},
     HOVER: {"mode": "markers", "marker": {"size": 18, "opacity": 0}, "hoverinfo": "text",
             "showlegend": False, "name": "nodes"},
-    NUMBERS: {"mode": "text", "cliponaxis": False, "textposition": "middle center",
+    NUMBERS: {"mode": "text", "cliponaxis": False,  # each number's textposition: _texts
               "textfont": {"size": FONT, "color": RED, "family": "monospace"}, **_SKIP},
     CAPTION: {"mode": "text", "textposition": "top right", "textfont": {"size": 13},
               "cliponaxis": False, **_SKIP},  # above the plot, in its top margin
@@ -98,23 +105,24 @@ def figure(call: Call, layout: dict[str, Any], svg: str,
     learner predicting them)."""
     where = _grouped(groups or {})
     boxes = layout["nodes"]
-    paths: dict[tuple[str, str], list[list[tuple[float, float]]]] = {}
+    paths: Paths = {}
     for tail, head, points in layout["edges"]:  # parallel edges (y * y) each keep their own
         paths.setdefault((tail, head), []).append(points)
     steps = call.steps
     carried = _carried(call, where, paths)
     top = max((size for edges in carried.values() for _, size, _ in edges
                if math.isfinite(size)), default=1.0) or 1.0
-    x0, _, _, y1 = layout["bb"]
+    y1 = layout["bb"][3]
     written_at: dict[int, list[str]] = {}
     for g in call.leaf_grads:
         written_at.setdefault(g.after - 1, []).append(g.leaf)
     if numbers is None:
         numbers = len(boxes) <= NUMBERS_UP_TO
     order = {id(points): k for k, (_, _, points) in enumerate(layout["edges"])}
-    labels, anchors = _labels(call, where, boxes, carried, order) if numbers else ({}, {})
-    placed, bounds = _place(labels, anchors, boxes, [p for _, _, p in layout["edges"]],
-                            tuple(layout["bb"]), height)
+    labels, anchors = _labels(call, where, boxes, carried, order, paths) if numbers else (
+        {}, {})
+    placed, bounds = _place(labels, anchors, _obstacles(layout), tuple(layout["bb"]), height)
+    x0 = bounds[0] + PAD  # the captions' left end: the plot's, margin and all
     # Where numbers will stand, all from the first frame on (empty until said): plotly
     # animated without a redraw puts text that is new to a trace in the wrong place.
     said = {key: "" for step in sorted(labels) for key in labels[step]}
@@ -161,7 +169,7 @@ def figure(call: Call, layout: dict[str, Any], svg: str,
                 if id(points) not in settled[kind]:
                     recent[kind][id(points)] = points
             leaves.update(dict.fromkeys(n for n in written_at.get(i, []) if n in boxes))
-            said.update((k, both[placed[k].short]) for k, both in labels.get(i, {}).items()
+            said.update((k, both[placed[k].form]) for k, both in labels.get(i, {}).items()
                         if k in placed)
             unplaced.update(k for k in labels.get(i, {}) if k not in placed)
         if not animated and number < shown:
@@ -216,7 +224,7 @@ def waiting(call: Call, layout: dict[str, Any], svg: str,
     step = call.steps[at]
     node = _grouped(groups or {}).get(step.node, step.node)
     boxes = layout["nodes"]
-    x0, _, _, y1 = layout["bb"]
+    x0, y1 = chart.layout.xaxis.range[0] + PAD, layout["bb"][3]
     chart.update_traces(selector=OUTLINE, **_outline([node] if node in boxes else [], boxes))
     chart.update_traces(selector=CAPTION, **_caption(text(
         "replay_waiting", lang, step=at + 1, steps=len(call.steps), name=escape(step.name)),
@@ -267,10 +275,11 @@ def _grouped(groups: dict[str, list[str]]) -> dict[str, str]:
 
 
 Carried = dict[int, list[tuple[list[tuple[float, float]], float, Gradient | None]]]
+Paths = dict[tuple[str, str], list[list[tuple[float, float]]]]  # (tail, head) -> its edges
 
 
 def _carried(call: Call, where: dict[str, str],
-             paths: dict[tuple[str, str], list[list[tuple[float, float]]]]) -> Carried:
+             paths: Paths) -> Carried:
     """step -> [(edge points, gradient norm, gradient)] for each edge that step sent gradient
     along (the gradient is None where a hook cleared a `.grad`)."""
     out: Carried = {}
@@ -300,36 +309,39 @@ def _carried(call: Call, where: dict[str, str],
     return out
 
 
+Forms = tuple[str, str, str]  # a number in full, short on a line, short and stacked (_forms)
 Key = tuple[str, str]  # what a number is about: an edge ("edge", its index), a sum, a .grad
-Said = dict[int, dict[Key, tuple[str, str]]]  # step -> what it writes: in full, and short
+Said = dict[int, dict[Key, Forms]]  # step -> what it writes
 Anchor = list[tuple[float, float]] | tuple[float, float, float, float]  # edge points, box
 Box = tuple[float, float, float, float]  # left, bottom, right, top
 
 
-def _labels(call: Call, where: dict[str, str], boxes: dict[str, tuple],
-            carried: Carried, order: dict[int, int]) -> tuple[Said, dict[Key, Anchor]]:
-    """step -> the numbers it writes on the picture, each in full and short (a vector as its
-    shape and norm), by what they are about: the gradient each edge carried (`order`: an
-    edge's index by id of its points); at a node run with gradients from several edges,
-    their sum; at a leaf, the `.grad`. And what each number stands beside: its edge's
-    points, or its node's box."""
+def _labels(call: Call, where: dict[str, str], boxes: dict[str, tuple], carried: Carried,
+            order: dict[int, int], paths: Paths) -> tuple[Said, dict[Key, Anchor]]:
+    """step -> the numbers it writes on the picture, each in its forms (`_forms`), by what
+    they are about: the gradient each edge carried (`order`: an edge's index by id of its
+    points) but what a `.grad` says (`_said_by_grad`); at a node run with gradients from
+    several edges, their sum; at a leaf, the `.grad`. And what each number stands beside:
+    its edge's points, or its node's box."""
     out: Said = {}
     anchors: dict[Key, Anchor] = {}
+    told = _said_by_grad(call, where, boxes, paths)
     for step, edges in carried.items():
         for points, _, grad in edges:
+            if id(points) in told and told[id(points)] in (None, _forms(grad, "")[0]):
+                continue
             key = ("edge", str(order[id(points)]))
             anchors[key] = points
-            out.setdefault(step, {})[key] = _both(grad, "")
+            out.setdefault(step, {})[key] = _forms(grad, "")
     received: dict[str, list[str]] = {}  # node -> what earlier steps sent it
     for i, step in enumerate(call.steps):
         node = where.get(step.node, step.node)
         parts = received.pop(node, [])
         grad = step.grad_outputs[0] if step.grad_outputs else None
         if len(parts) > 1 and grad and node in boxes:
-            total = _both(grad, " = ")
             anchors[("sum", node)] = boxes[node]
-            out.setdefault(i, {})[("sum", node)] = (f"{' + '.join(parts)}{total[0]}",
-                                                     f"Σ{total[1]}")
+            out.setdefault(i, {})[("sum", node)] = (
+                f"{' + '.join(parts)}{_forms(grad, ' = ')[0]}", *_forms(grad, "Σ = ")[1:])
         for sent in step.grad_inputs:
             if sent and sent.to:
                 received.setdefault(where.get(sent.to, sent.to), []).append(
@@ -337,20 +349,39 @@ def _labels(call: Call, where: dict[str, str], boxes: dict[str, tuple],
     for g in call.leaf_grads:
         if g.leaf in boxes:
             anchors[("grad", g.leaf)] = boxes[g.leaf]
-            out.setdefault(g.after - 1, {})[("grad", g.leaf)] = _both(g.grad,
+            out.setdefault(g.after - 1, {})[("grad", g.leaf)] = _forms(g.grad,
                                                                           ".grad = ")
     return out, anchors
 
 
-def _both(grad: Gradient | None, before: str) -> tuple[str, str]:
-    """A gradient after `before`, in full and short: a few values (present.few) as they are
-    either way, short on lines of their own (`present.stacked`), narrower."""
+def _said_by_grad(call: Call, where: dict[str, str], boxes: dict[str, tuple],
+                  paths: Paths) -> dict[int, str | None]:
+    """The edges whose number a leaf's `.grad` label may say (id of the edge's points): from
+    the leaf into its AccumulateGrad, which carries the `.grad` itself (None: always), and
+    out of that AccumulateGrad, which carry what the engine sent it (the `.grad` written:
+    the same where nothing was there to add to)."""
+    told: dict[int, str | None] = {}
+    for g in call.leaf_grads:
+        node = where.get(g.node, g.node)
+        if g.leaf not in boxes:
+            continue
+        written = _forms(g.grad, "")[0]
+        for (tail, head), options in paths.items():
+            if tail == node or (tail, head) == (g.leaf, node):
+                told.update((id(p), None if tail == g.leaf else written) for p in options)
+    return told
+
+
+def _forms(grad: Gradient | None, before: str) -> Forms:
+    """A gradient after `before` in full, and short (a few values, present.few, as they are
+    either way): on one line where it fits one, and on lines of their own
+    (`present.stacked`) under `before`, narrower."""
     if not grad:
-        return f"{before}None", f"{before}None"
+        return (f"{before}None",) * 3
     short = described(grad, SHORT, rows=True)
-    if "\n" in short and before.strip():
-        short = f"{before.rstrip()}\n{short}"
-    return before + described(grad), _aligned(short if "\n" in short else before + short)
+    stacked = f"{before.rstrip()}\n{short}" if before.strip() else short
+    line = stacked if "\n" in short else before + short
+    return before + described(grad), _aligned(line), _aligned(stacked)
 
 
 def _aligned(text: str) -> str:
@@ -363,16 +394,19 @@ def _aligned(text: str) -> str:
     return "\n".join(line.replace(" ", "\u00a0").ljust(wide, "\u00a0") for line in lines)
 
 
-def _bounds(bb: Box, wide: float, height: int) -> tuple[Box, float]:
-    """The plot's bounds with a margin `wide` pixels wide right of the picture, and its
-    pixels per point where it is drawn smallest: `height` high, at least NARROW wide."""
+def _bounds(bb: Box, wide: tuple[float, float], height: int) -> tuple[Box, float]:
+    """The plot's bounds with margins `wide` pixels wide left and right of the picture, and
+    its pixels per point where it is drawn smallest: `height` high, at least NARROW wide."""
     across, up = bb[2] - bb[0] + 2 * PAD, bb[3] - bb[1] + 2 * PAD
     tall = (height - MARGIN) / up  # pixels per point if the height decides
     spare = max(0.0, NARROW / tall - across) / 2  # points free on each side at no cost
     across += 2 * spare
-    extra = wide / tall if NARROW / (across + wide / tall) >= tall else (
-        across * wide / (NARROW - wide))  # else the width does: the margin is `wide` still
-    bounds = (bb[0] - PAD - spare, bb[1] - PAD, bb[2] + PAD + spare + extra, bb[3] + PAD)
+    both = sum(wide)
+    extra = both / tall if NARROW / (across + both / tall) >= tall else (
+        across * both / (NARROW - both))  # else the width does: the margins are `wide` still
+    left, right = (extra * side / both if both else 0.0 for side in wide)
+    bounds = (bb[0] - PAD - spare - left, bb[1] - PAD, bb[2] + PAD + spare + right,
+              bb[3] + PAD)
     return bounds, min(tall, NARROW / (across + extra))
 
 
@@ -381,7 +415,7 @@ def _extent(text: str, scale: float) -> tuple[float, float]:
     point (the numbers' font is monospaced)."""
     lines = text.split("\n")
     return (max(map(len, lines)) * CHAR + 2 * GAP) / scale, (
-        len(lines) * LINE + 2 * GAP) / scale
+        LINE + (len(lines) - 1) * SPACING + 2 * GAP) / scale
 
 
 def _widest(texts: list[str], scale: float) -> tuple[float, float]:
@@ -391,81 +425,129 @@ def _widest(texts: list[str], scale: float) -> tuple[float, float]:
 
 
 class Placed(NamedTuple):
-    """Where a number stands: its centre, whether it is written in full (0) or short (1),
-    and for one in the margin, the line that leads from it to what it is about."""
+    """Where a number stands: the point it is pinned at, the way it runs from there (`side`:
+    1 rightwards, -1 leftwards, 0 centred on it), which of its forms it is written in
+    (LEVELS), and for one in the margin, the line that leads from it to what it is about."""
 
     x: float
     y: float
-    short: int
+    side: int
+    form: int
     leader: tuple[float, float, float, float] | None
 
 
-def _place(said: Said, anchors: dict[Key, Anchor], boxes: dict[str, tuple],
-           edges: list[list[tuple[float, float]]], bb: Box,
+class Obstacles(NamedTuple):
+    """What no number may cover, in points: boxes (the nodes, the modules' names) and lines
+    (the edges as drawn and as the overlay draws them, their arrowheads, the modules'
+    frames)."""
+
+    boxes: list[Box]
+    lines: list[Box]
+
+
+Spot = tuple[float, float, int]  # a number's centre, and the way it runs from its pin
+
+
+def _obstacles(layout: dict[str, Any]) -> Obstacles:
+    """What no number may cover in `layout` (explorer.views.render.positions)."""
+    boxes: list[Box] = [(x - w / 2 - 1, y - h / 2 - 1, x + w / 2 + 1, y + h / 2 + 1)
+                        for x, y, w, h in layout["nodes"].values()]
+    boxes += [tuple(b) for b in layout.get("cluster_names", ())]
+    lines: list[Box] = [tuple(a) for a in layout.get("arrows", ())]
+    for _, _, points in layout["edges"]:
+        for path in (_along(points, 8), points):  # the curve, and the overlay's polyline
+            lines += [(*a, *b) for a, b in zip(path, path[1:], strict=False)]
+    for x0, y0, x1, y1 in layout.get("clusters", ()):
+        lines += [(x0, y0, x1, y0), (x1, y0, x1, y1), (x1, y1, x0, y1), (x0, y1, x0, y0)]
+    return Obstacles(boxes, lines)
+
+
+def _place(said: Said, anchors: dict[Key, Anchor], obstacles: Obstacles, bb: Box,
            height: int) -> tuple[dict[Key, Placed], Box]:
-    """Where each number stands, and the bounds of the plot: no number on another, on a
-    node or on a line leading to another, none outside the plot where it is drawn smallest,
-    no leading line across another number, and where it can, none on an edge's line. Greedy,
-    in the order they are said: each beside what it is about, else short; then those left in
-    a margin beside the picture (a line leading to what it is about), the right one widened
-    until all fit or half the plot is margin; the widening that left the fewest without room
-    wins, and those are left off (`left_off`)."""
-    texts: dict[Key, list[tuple[str, str]]] = {}
+    """Where each number stands, and the bounds of the plot: no number on another, on an
+    obstacle or on a line leading to another, none outside the plot where it is drawn
+    smallest, no leading line across another number or a node. Greedy, the leaves' `.grad`s
+    first (what a learner checks), then in the order they are said: each beside what it is
+    about, else short; then those left in a margin beside the picture (a line leading to
+    what it is about), each widened for those about its half until all fit or no more fit
+    in half the plot; the widening that left the fewest without room wins, and those are
+    left off (`left_off`)."""
+    texts: dict[Key, list[Forms]] = {}
     for step in sorted(said):
         for key, both in said[step].items():
             texts.setdefault(key, []).append(both)
-    wide = 0.0  # pixels of margin
+    texts = dict(sorted(texts.items(), key=lambda item: item[0][0] != "grad"))  # .grads first
+    wide = [0.0, 0.0]  # pixels of margin left and right
     best: tuple[int, dict[Key, Placed], Box] | None = None
     while True:
-        bounds, scale = _bounds(bb, wide, height)
-        taken = _Grid(4 * _extent("", scale)[1])  # the nodes, then each number and its line
-        for x, y, w, h in boxes.values():
-            taken.add((x - w / 2 - 1, y - h / 2 - 1, x + w / 2 + 1, y + h / 2 + 1))
-        numbers = _Grid(taken.cell)  # the numbers placed, which no leading line crosses
-        lines = _Grid(taken.cell)  # points along the edges, a number best leaves clear
-        for x, y in (p for points in edges for p in _along(points, 8)):
-            lines.add((x, y, x, y))
-        sizes = {key: [_widest([t[level] for t in forms], scale) for level in (0, 1)]
+        bounds, scale = _bounds(bb, (wide[0], wide[1]), height)
+        taken = _Grid(4 * _extent("", scale)[1])  # the obstacles, then each number and line
+        numbers = _Grid(taken.cell)  # the nodes and the numbers, which no leading line crosses
+        for box in obstacles.boxes:
+            taken.add(box)
+            numbers.add((box[0] + 1.5, box[1] + 1.5, box[2] - 1.5, box[3] - 1.5))  # its rim
+        for line in obstacles.lines:
+            taken.add(line, line=True)
+        sizes = {key: [_widest([t[level] for t in forms], scale) for level in LEVELS]
                  for key, forms in texts.items()}
         placed: dict[Key, Placed] = {}
         for group in (0, 1):  # beside what it is about, then in a margin
             for key in (k for k in texts if k not in placed):
-                for level in (0, 1):  # in full, else short
+                for level in LEVELS:  # in full, else short
                     w, h = sizes[key][level]
-                    free = []
-                    for spot in _candidates(anchors[key], w, h, bb, bounds)[group]:
-                        if taken.free(_box(spot, w, h), bounds):
-                            leader = _lead(spot, w, anchors[key], numbers) if group else None
-                            if leader or not group:
-                                free.append((spot, leader))
-                    spot, leader = next(((c, line) for c, line in free
-                                         if lines.free(_box(c, w, h), bounds)),
-                                        free[0] if free else (None, None))
+                    spot, leader = _first_free(_candidates(anchors[key], w, h, bb, bounds)[
+                        group], w, h, anchors[key], taken, numbers, bounds, group == 1)
                     if spot is not None:
-                        placed[key] = Placed(*spot, level, leader)
-                        taken.add(_box(spot, w, h))
-                        numbers.add(_box(spot, w, h))
+                        x, y, side = spot
+                        placed[key] = Placed(x - side * w / 2, y, side, level, leader)
+                        taken.add(_box((x, y), w, h))
+                        numbers.add(_box((x, y), w, h))
                         if leader is not None:
                             taken.add(leader, line=True)
                         break
         if best is None or len(texts) - len(placed) < best[0]:
             best = len(texts) - len(placed), placed, bounds
-        # pixels the widest number without room needs
-        homeless = max((sizes[k][1][0] * scale for k in texts if k not in placed), default=0)
-        if not homeless or wide + homeless > NARROW / 2:
+        # pixels more of margin, on the side of what it is about, that the first number
+        # without room needs (as wide as it, or a column more), of those the margins can hold
+        side, grow = next(((side, more) for k in texts if k not in placed
+                           for side in [_side(anchors[k], bb)]
+                           for need in [sizes[k][-1][0] * scale + GAP]
+                           for more in [need - wide[side] if need > wide[side] + 1 else need]
+                           if sum(wide) + more <= NARROW / 2), (0, 0.0))
+        if not grow:
             return best[1], best[2]
-        wide += homeless + GAP
+        wide[side] += grow
+
+
+def _side(anchor: Anchor, bb: Box) -> int:
+    """0 if what a number is about stands in the picture's left half, else 1."""
+    x = _middle_out(_along(anchor))[0][0] if isinstance(anchor, list) else anchor[0]
+    return int(x > (bb[0] + bb[2]) / 2)
+
+
+def _first_free(spots: list[Spot], w: float, h: float, anchor: Anchor, taken: _Grid,
+                numbers: _Grid, bounds: Box, led: bool) -> tuple[Spot | None, Box | None]:
+    """The first of `spots` where a number `w` by `h` is clear of all `taken`, and if `led`
+    (in a margin), the line leading from it to what it is about (None, None: no such)."""
+    for spot in spots:
+        if taken.free(_box(spot[:2], w, h), bounds):
+            leader = _lead(spot[:2], w, anchor, numbers) if led else None
+            if leader or not led:
+                return spot, leader
+    return None, None
 
 
 def _lead(spot: tuple[float, float], w: float, anchor: Anchor,
           numbers: _Grid) -> tuple[float, float, float, float] | None:
     """The line from the side of a number `w` wide at `spot` facing what it is about to
-    that, across no number in `numbers`: to its edge, as near its middle as can be, or to
-    its node's side (None: no such line)."""
+    that, across no box in `numbers`: to its edge, as near its middle as can be, or to
+    its node's side facing it, else its top or bottom (None: no such line)."""
     if isinstance(anchor, list):
         ends = _middle_out(_along(anchor))
     else:
-        ends = [(anchor[0] + anchor[2] / 2 * (1 if spot[0] > anchor[0] else -1), anchor[1])]
+        x, y, w_node, h_node = anchor
+        ends = [(x + w_node / 2 * (1 if spot[0] > x else -1), y), (x, y + h_node / 2),
+                (x, y - h_node / 2)]
     return next((line for x, y in ends if numbers.clear(
         line := (spot[0] + w / 2 * (-1 if spot[0] > x else 1), spot[1], x, y))), None)
 
@@ -477,63 +559,80 @@ def _middle_out(points: list[tuple[float, float]]) -> list[tuple[float, float]]:
 
 
 def _candidates(anchor: Anchor, w: float, h: float, bb: Box,
-                bounds: Box) -> tuple[list[tuple[float, float]], list[tuple[float, float]]]:
-    """Centres a number `w` by `h` may take, best first: beside its edge from the middle
-    out, or beside its node's box; and in the margins right and left of the picture, at its
+                bounds: Box) -> tuple[list[Spot], list[Spot]]:
+    """Spots a number `w` by `h` may take, best first, each run away from what it is about:
+    beside its edge from the middle out, or beside its node's box (level with it, so that
+    no other node is nearer); and in the margins right and left of the picture, at its
     height or above or below."""
-    near = []
+    near: list[Spot] = []
     if isinstance(anchor, list):
         along = _middle_out(_along(anchor))
         for x, y in along:
-            near += [(x + w / 2 + GAP_PT, y), (x - w / 2 - GAP_PT, y), (x, y + h / 2 + GAP_PT),
-                     (x, y - h / 2 - GAP_PT)]
-        y0 = along[0][1]
+            near += [(x + w / 2 + GAP_PT, y, 1), (x - w / 2 - GAP_PT, y, -1),
+                     (x, y + h / 2 + GAP_PT, 0), (x, y - h / 2 - GAP_PT, 0)]
+        x, y0 = along[0]
     else:
         x, y0, bw, bh = anchor
-        for dy in (0, h, -h, 2 * h, -2 * h):
-            near += [(x + bw / 2 + w / 2 + GAP_PT, y0 + dy),
-                     (x - bw / 2 - w / 2 - GAP_PT, y0 + dy)]
-        near += [(x, y0 - bh / 2 - h / 2 - GAP_PT), (x, y0 + bh / 2 + h / 2 + GAP_PT)]
-    rows = min(MARGIN_ROWS, int((bb[3] - bb[1]) / h) + 2)
-    columns = {bb[2] + PAD + w / 2, max(bb[2] + PAD + w / 2, bounds[2] - w / 2),
-               bb[0] - PAD - w / 2, min(bb[0] - PAD - w / 2, bounds[0] + w / 2)}
-    margin = [(x, y0 + (k + 1) // 2 * h * (1 if k % 2 else -1)) for k in range(2 * rows)
-              for x in sorted(columns)]
-    return near, margin
+        slide = abs(h - bh) / 2  # level with its box's middle, top or bottom: by it still
+        for dy in (0, slide, -slide):
+            near += [(x + bw / 2 + w / 2 + GAP_PT, y0 + dy, 1),
+                     (x - bw / 2 - w / 2 - GAP_PT, y0 + dy, -1)]
+        near += [(x, y0 - bh / 2 - h / 2 - GAP_PT, 0), (x, y0 + bh / 2 + h / 2 + GAP_PT, 0)]
+    rows = min(MARGIN_ROWS, int(4 * (bb[3] - bb[1]) / h) + 8)  # a quarter of its height apart
+    heights = [y for k in range(2 * rows) if bounds[1] + h / 2 <= (
+        y := y0 + (k + 1) // 2 * h / 4 * (1 if k % 2 else -1)) <= bounds[3] - h / 2]
+    columns = [c for c in sorted({bb[2] + PAD + w / 2, max(bb[2] + PAD + w / 2,
+                                                            bounds[2] - w / 2),
+                                  bb[0] - PAD - w / 2, min(bb[0] - PAD - w / 2,
+                                                           bounds[0] + w / 2)})
+               if bounds[0] <= c - w / 2 and c + w / 2 <= bounds[2]]  # within the plot
+    return near, [(c, y, 1 if c > x else -1) for y in heights for c in columns]
 
 
 class _Grid:
     """Boxes, and lines, filed by the square cells of side `cell` that their bounds cover:
-    which are near a box, or a line."""
+    which are near a box, or a line. Each is filed with its bounds, which rule most out
+    cheaply."""
 
     def __init__(self, cell: float) -> None:
         self.cell = cell
-        self.cells: dict[tuple[int, int], list[tuple[Box, bool]]] = defaultdict(list)
+        self.cells: dict[tuple[int, int], list[tuple[Box, bool, Box]]] = defaultdict(list)
 
     def add(self, box: Box, line: bool = False) -> None:
         """File `box`, or (`line`) the line from (box[0], box[1]) to (box[2], box[3])."""
-        for cell in self._cells(box):
-            self.cells[cell].append((box, line))
+        extent = _extent_of(box)
+        for cell in self._cells(extent):
+            self.cells[cell].append((box, line, extent))
 
     def free(self, box: Box, bounds: Box) -> bool:
         """Whether `box` lies within `bounds`, on no box filed and across no line filed."""
-        return bounds[0] <= box[0] and bounds[1] <= box[1] and box[2] <= bounds[2] and (
-            box[3] <= bounds[3]) and not any(
-                _crosses(other, box) if line else _overlap(box, other)
-                for cell in self._cells(box) for other, line in self.cells.get(cell, ()))
+        x0, y0, x1, y1 = box
+        return bounds[0] <= x0 and bounds[1] <= y0 and x1 <= bounds[2] and (
+            y1 <= bounds[3]) and not any(
+                e[0] < x1 and x0 < e[2] and e[1] < y1 and y0 < e[3] and (
+                    not line or _crosses(other, box))
+                for cell in self._cells(box) for other, line, e in self.cells.get(cell, ()))
 
     def clear(self, line: Box | None) -> bool:
         """Whether `line` (None: none) crosses no box filed."""
-        return line is None or not any(_crosses(line, other) for cell in self._cells(line)
-                                       for other, is_line in self.cells.get(cell, ())
-                                       if not is_line)
+        if line is None:
+            return True
+        extent = _extent_of(line)
+        return not any(_overlap(extent, other) and _crosses(line, other)
+                       for cell in self._cells(extent)
+                       for other, is_line, _ in self.cells.get(cell, ()) if not is_line)
 
     def _cells(self, box: Box) -> list[tuple[int, int]]:
+        """The cells that `box` (left, bottom, right, top) covers."""
         c = self.cell
-        x0, x1 = sorted((box[0], box[2]))
-        y0, y1 = sorted((box[1], box[3]))
-        return [(i, j) for i in range(math.floor(x0 / c), math.floor(x1 / c) + 1)
-                for j in range(math.floor(y0 / c), math.floor(y1 / c) + 1)]
+        return [(i, j) for i in range(math.floor(box[0] / c), math.floor(box[2] / c) + 1)
+                for j in range(math.floor(box[1] / c), math.floor(box[3] / c) + 1)]
+
+
+def _extent_of(line: Box) -> Box:
+    """The bounds (left, bottom, right, top) of a box, or of a line between two points."""
+    return (min(line[0], line[2]), min(line[1], line[3]), max(line[0], line[2]),
+            max(line[1], line[3]))
 
 
 def _along(points: list[tuple[float, float]], steps: int = 4) -> list[tuple[float, float]]:
@@ -577,11 +676,15 @@ def _overlap(a: Box, b: Box) -> bool:
 
 
 def _texts(said: dict[Key, str], placed: dict[Key, Placed]) -> dict[str, Any]:
-    """The numbers as a text trace (plotly reads tags in text: the run's words are escaped)."""
+    """The numbers as a text trace, each pinned as placed and carrying what it is about
+    (`customdata`: `edge 3`, `sum n7`, `grad t19`); plotly reads tags in text: the run's
+    words are escaped."""
     keys = [k for k in said if k in placed]
     return {"x": [round(placed[k].x, 1) for k in keys] or [None],
             "y": [round(placed[k].y, 1) for k in keys] or [None],
-            "text": [escape(said[k]).replace("\n", "<br>") for k in keys] or [""]}
+            "text": [escape(said[k]).replace("\n", "<br>") for k in keys] or [""],
+            "textposition": [RUNS[placed[k].side] for k in keys] or ["middle center"],
+            "customdata": [" ".join(k) for k in keys] or [""]}
 
 
 def _leaders(said: dict[Key, str], placed: dict[Key, Placed]) -> dict[str, Any]:
@@ -620,6 +723,7 @@ def _hover(call: Call, where: dict[str, str], told: int, lang: str) -> dict[str,
     """What each node received and sent, for hovering, in `lang`; of the steps after `told`,
     only the op's name and a `?` (plotly reads tags in it: the run's words are escaped)."""
     told_of: dict[str, list[str]] = {}
+    ops = {step.node: step.name for step in call.steps}  # as the picture writes each node
     for i, step in enumerate(call.steps):
         node = where.get(step.node, step.node)
         lines = told_of.setdefault(node, [])
@@ -633,7 +737,7 @@ def _hover(call: Call, where: dict[str, str], told: int, lang: str) -> dict[str,
                                   norm=norm, device=escape(g.device)))
         for g in step.grad_inputs:
             if g:
-                lines.append(f"→ {escape(str(g.to))}: {escape(preview(g.values))}")
+                lines.append(f"→ {escape(str(ops.get(g.to, g.to)))}: {escape(preview(g.values))}")
     for g in call.leaf_grads:
         shown = "?" if g.after > told + 1 else preview(g.grad.values) if g.grad \
             else "None"

@@ -331,7 +331,9 @@ def _ended(out: bytearray, ends: tuple[bytes, ...]) -> bool:
 
 
 def positions(dot: str, timeout_s: float = LAYOUT_TIMEOUT_S) -> dict[str, Any]:
-    """graphviz's layout of `dot` as numbers (points): node centre and size, edge points."""
+    """graphviz's layout of `dot` as numbers (points): node centre and size, edge points,
+    each arrowhead's line (its base to its tip), and each module's box and its name's box
+    (left, bottom, right, top)."""
     # One run writes the SVG (labels escaped, so its first end tag is its end), then the
     # layout as JSON without drawing instructions (json0).
     both = _draw(dot, ["svg", "json0"], timeout_s).decode()
@@ -344,12 +346,25 @@ def positions(dot: str, timeout_s: float = LAYOUT_TIMEOUT_S) -> dict[str, Any]:
     objects = layout.get("objects", [])
     nodes = {o["name"]: (*_point(o["pos"]), float(o["width"]) * 72, float(o["height"]) * 72)
              for o in objects if "pos" in o}
-    edges = []
+    edges, arrows = [], []
     for e in layout.get("edges", []):
-        points = [_point(p) for p in e["pos"].split() if not p.startswith(("e,", "s,"))]
+        parts = e["pos"].split()
+        points = [_point(p) for p in parts if not p.startswith(("e,", "s,"))]
         edges.append((objects[e["tail"]]["name"], objects[e["head"]]["name"], points))
+        arrows += [(*points[-1], *_point(p)) for p in parts if p.startswith("e,")]
+        arrows += [(*_point(p), *points[0]) for p in parts if p.startswith("s,")]
     bb = [float(v) for v in layout["bb"].split(",")]
-    return {"nodes": nodes, "edges": edges, "bb": bb}
+    clusters = [tuple(float(v) for v in o["bb"].split(",")) for o in objects if "bb" in o]
+    names = [_name_box(o) for o in objects if "bb" in o and "lp" in o]
+    return {"nodes": nodes, "edges": edges, "bb": bb, "arrows": arrows, "clusters": clusters,
+            "cluster_names": names}
+
+
+def _name_box(cluster: dict[str, Any]) -> tuple[float, float, float, float]:
+    """The box a cluster's name is written in (left, bottom, right, top)."""
+    x, y = _point(cluster["lp"])
+    w, h = float(cluster["lwidth"]) * 72 / 2, float(cluster["lheight"]) * 72 / 2
+    return x - w, y - h, x + w, y + h
 
 
 def _point(text: str) -> tuple[float, float]:

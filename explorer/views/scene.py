@@ -162,11 +162,11 @@ def _carried(loop: ast.For | ast.While) -> tuple[str, int, str] | None:
     loop that a round adds to (`losses.append(loss)`). The last such line of the body; none
     under `torch.no_grad()`, where nothing is recorded. With the scene's kind: `freed_loop`
     for a name, `freed_list` for a list."""
-    read: dict[str, int] = {}  # a name, and where a round first reads it
+    read: set[str] = set()  # by a round so far
     assigned: set[str] = set()
     carried = None
     for statement in _recorded(loop.body):
-        read.update(dict.fromkeys(_reads(statement), statement.lineno) | read)
+        read.update(_reads(statement))
         kept, added = _stores(statement)
         carrying = [(n, statement.lineno, "freed_loop") for n in kept if n in read] + [
             (n, statement.lineno, "freed_list") for n in added if n not in assigned]
