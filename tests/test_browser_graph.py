@@ -37,6 +37,8 @@ def test_the_graph_page_shows_the_seed_graph_as_svg(page: Any, app_url: str) -> 
     page.get_by_role("option", name="MulBackward0").first.click()
     expect(page.locator(".cm-step-line")).to_have_text("z = y * y * 3")
     expect(page.get_by_role("table")).to_contain_text("made on line")
+    # ...and the picture, drawn anew, outlines it: only then is there a picture to click.
+    expect(svg.locator("g.node.chosen", has_text="MulBackward0")).to_have_count(1)
 
     # A node clicked on the picture too: its details open, its line is marked, and the
     # picture outlines it.
