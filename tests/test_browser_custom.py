@@ -79,11 +79,7 @@ def test_a_three_element_x_draws_3_by_3_jacobians_and_a_non_relu_no_relu_compari
     expect(page.get_by_text("Its gradient equals autograd's torch.relu gradient.")
            ).to_be_visible()
     page.get_by_text("Jacobians of MyReLU").click()
-    tables = page.locator("table").filter(has=page.locator("td"))
-    expect(tables).to_have_count(2)
-    for k in range(2):
-        expect(tables.nth(k).locator("tbody tr")).to_have_count(3)
-        expect(tables.nth(k).locator("tbody tr").first.locator("td")).to_have_count(4)
+    _jacobian_tables(page, rows=3, cells=4)
     page.screenshot(path=ARTIFACTS / "custom-three.png", full_page=True)
 
     page.goto(f"{app_url}/Custom_Function?code={encode_code(STRAIGHT_THROUGH)}")
@@ -104,10 +100,17 @@ def test_the_seeds_relu_shows_the_first_rows_and_columns_of_its_jacobians_in_the
            ).to_be_visible()
     page.get_by_text("Jacobians of MyReLU").click()
     expect(page.get_by_text("The first 16 of this input's 6400 elements.")).to_be_visible()
+    tables = _jacobian_tables(page, rows=48, cells=17)
+    page.screenshot(path=ARTIFACTS / "custom-seed.png", full_page=True)
+    assert_laid_out(page, [tables.nth(0), tables.nth(1)], side_by_side=False)
+
+
+def _jacobian_tables(page: Any, rows: int, cells: int) -> Any:
+    """The two Jacobian tables (yours, the numerical one), each `rows` rows of `cells` cells
+    (an index and the columns shown)."""
     tables = page.locator("table").filter(has=page.locator("td"))
     expect(tables).to_have_count(2)
     for k in range(2):
-        expect(tables.nth(k).locator("tbody tr")).to_have_count(48)
-        expect(tables.nth(k).locator("tbody tr").first.locator("td")).to_have_count(17)
-    page.screenshot(path=ARTIFACTS / "custom-seed.png", full_page=True)
-    assert_laid_out(page, [tables.nth(0), tables.nth(1)], side_by_side=False)
+        expect(tables.nth(k).locator("tbody tr")).to_have_count(rows)
+        expect(tables.nth(k).locator("tbody tr").first.locator("td")).to_have_count(cells)
+    return tables
