@@ -33,7 +33,8 @@ from explorer.record.graph import Ids, record
 from explorer.record.modules import Modules
 from explorer.record.snapshot import leading_block, tensor_values
 from explorer.safety.sandbox import FILENAME
-from explorer.trace.schema import Call, EngineStep, Gradient, Graph, LeafGrad, Summary
+from explorer.trace.schema import (Call, EngineStep, Gradient, Graph, LeafGrad, Round,
+                                   Summary)
 
 FIRST = 10  # a program's first backward calls recorded in full; later, 2 * FIRST, 4 * FIRST…
 VALUES = 100  # values kept per gradient tensor
@@ -53,8 +54,10 @@ class Recorder:
 
     def __init__(self, variables: Callable[[], dict[str, Any]], ids: Ids, modules: Modules,
                  graphs: list[Graph], max_nodes: int, keep: tuple[int, ...] = (),
-                 progress: Callable[[Summary], None] | None = None) -> None:
+                 progress: Callable[[Summary], None] | None = None,
+                 rounds: Callable[[], list[Round]] = list) -> None:
         self.variables = variables
+        self.rounds = rounds  # the loops around the program's line that is calling
         self.ids = ids
         self.modules = modules
         self.graphs = graphs
@@ -124,6 +127,7 @@ class Recorder:
                 if not self.graphs or self.graphs[-1] != graph:
                     self.graphs.append(graph)
                 call.graph = len(self.graphs) - 1
+            call.rounds = self.rounds() or None
             call.roots = [self.ids.of_tensor(r) for r in roots]  # output nodes of the graph
             call.root = call.roots[0] if call.roots else None
             call.vector = _vector(roots, vector)
@@ -138,8 +142,7 @@ class Recorder:
 
     def _in_full(self, number: int) -> bool:
         """Is call `number` recorded in full: one of the first, asked for, or 20, 40, 80…?"""
-        times, rest = divmod(number, FIRST)
-        return number <= FIRST or number in self.keep or (rest == 0 and times & (times - 1) == 0)
+        return kept(number) or number in self.keep
 
     def _hook(self, roots: tuple[torch.Tensor, ...], call: Call,
               hooks: ExitStack, full: bool) -> None:
@@ -204,6 +207,13 @@ class Recorder:
         if self.progress is not None and time.monotonic() - self._told > 0.05:
             self._told = time.monotonic()
             self.progress(summary)
+
+
+def kept(number: int) -> bool:
+    """Is the `number`th of many (1-based) kept: one of the first FIRST, or 2 × FIRST,
+    4 × FIRST… (twice as far apart each time, so one is always in the second half)?"""
+    times, rest = divmod(number, FIRST)
+    return number <= FIRST or (rest == 0 and times & (times - 1) == 0)
 
 
 def _from_program() -> bool:

@@ -1,8 +1,10 @@
 """Run a checked program statement by statement and record a Trace. Runs inside a worker.
 
 Each top-level statement is compiled and executed on its own in the sandbox namespace;
-after it, every variable is described (`explorer.record.snapshot`). A clock interrupts Python
-code at the time limit; the worker's parent kills what a clock cannot interrupt.
+after it, and after each line inside it that explorer.record.lines keeps, every variable is
+described (`explorer.record.snapshot`) and the graph drawn; an error inside a statement adds
+the state where it stopped. A clock interrupts Python code at the time limit; the worker's
+parent kills what a clock cannot interrupt.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ import traceback
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
+from types import FrameType
 from typing import Any
 
 import numpy as np
@@ -24,6 +28,7 @@ import torch
 from explorer.record.backward import FIRST, Recorder, finish
 from explorer.record.graph import Ids
 from explorer.record.graph import record as record_graph
+from explorer.record.lines import Lines, Place, Where, plan, raised, running
 from explorer.record.modules import Modules
 from explorer.record.snapshot import snapshot
 from explorer.safety import sandbox
@@ -73,21 +78,28 @@ def execute(code: str, *, device: str = "cpu", limits: Limits = Limits(),
     namespace = guards.namespace()
     trace = Trace(ok=True, notes=list(program.notes), device=device,
                   threads=torch.get_num_threads())
-    ids, modules = Ids(), Modules()
-    line = 0
+    steps = _Steps(trace, namespace, out, limits, Ids(), Modules())
+    found = plan(program.tree)
+    lines = Lines(found, steps.inner, limits.line_steps)
+    namespace.update(lines.hooks())
+    stopped: Where | None = None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("default")
         warnings.showwarning = _recorder(caught)
         try:
-            recorder = Recorder(lambda: _user_variables(namespace), ids, modules, trace.graphs,
-                                limits.graph_nodes, keep, progress)
-            with _clock(limits), recorder.install(), modules.install():
+            recorder = Recorder(steps.variables, steps.ids, steps.modules, trace.graphs,
+                                limits.graph_nodes, keep, progress,
+                                lambda: lines.where(running(sys._getframe())).rounds)
+            with _clock(limits), recorder.install(), steps.modules.install():
                 for stmt in program.tree.body:
-                    line = stmt.lineno
-                    _run_step(stmt, namespace, guards, out, limits, trace, ids, modules)
+                    steps.line = stmt.lineno
+                    _run_step(stmt, namespace, guards, steps)
         except BaseException as error:  # noqa: BLE001 - every failure becomes data
             trace.ok = False
-            trace.error = _describe_error(error, line, limits)
+            trace.error = _describe_error(error, steps.line, limits)
+            frames = raised(error)
+            if len(frames) > 1 or (frames and frames[0][1] in found.around):
+                stopped = lines.where(frames)
     trace.backward, trace.losses = finish(recorder.calls), recorder.summaries
     packed = any(graph.packed for graph in trace.graphs)
     trace.keep_shown_graphs()  # a training loop draws one per call, most calls not kept
@@ -103,18 +115,22 @@ def execute(code: str, *, device: str = "cpu", limits: Limits = Limits(),
     if packed:
         trace.notes.append("The program's saved-tensor hooks packed tensors the graph would "
                            "show: they are not read, as that would call its unpack hook.")
-    if len(trace.steps) >= limits.steps:
+    if steps.top >= limits.steps:
         trace.notes.append(f"Only the first {limits.steps} statements were recorded step by step.")
+    if said := lines.note():
+        trace.notes.append(said)
     trace.stdout = out.getvalue()
     if out.dropped:
         trace.notes.append(f"{out.dropped:,} more characters of output were dropped "
                            f"(the cap is {limits.output_chars:,}).")
     trace.warnings = _warnings(caught)
-    complete = trace.ok and len(trace.steps) == len(program.tree.body)
+    complete = trace.ok and steps.top == len(program.tree.body)
     try:  # a big module's repr takes time (never the program's own): on the clock, limits and all
         with _clock(limits):
-            trace.variables = trace.steps[-1].variables if complete and trace.steps else (
-                snapshot(namespace, limits.value_elements))
+            if stopped is not None and trace.error is not None and trace.error.line:
+                steps.take(trace.error.line, trace.error.line, stopped, steps.line, True)
+            trace.variables = trace.steps[-1].variables if trace.steps and (
+                complete or stopped) else snapshot(namespace, limits.value_elements)
     except BaseException:  # noqa: BLE001 - state after a memory error may not be describable
         trace.notes.append("The variables could not be described after the error.")
     trace.elapsed_ms = (time.perf_counter() - started) * 1000
@@ -124,21 +140,77 @@ def execute(code: str, *, device: str = "cpu", limits: Limits = Limits(),
     return trace
 
 
-def _run_step(stmt: ast.stmt, namespace: dict[str, Any], guards: Guards, out: Output,
-              limits: Limits, trace: Trace, ids: Ids, modules: Modules) -> None:
+@dataclass
+class _Steps:
+    """Makes the run's steps: the state after a line, described, and its graph drawn."""
+
+    trace: Trace
+    namespace: dict[str, Any]
+    out: Output
+    limits: Limits
+    ids: Ids
+    modules: Modules
+    line: int = 0  # the top-level statement running
+    top: int = 0  # top-level statements stepped
+    printed: int = 0  # output told by the steps so far
+    frame: FrameType | None = field(default=None, repr=False)  # where a step's locals are
+
+    def variables(self) -> dict[str, Any]:
+        """The program's variables that name the graph's tensors: its globals, and those of
+        the function it is in (which win, as in Python)."""
+        local = _locals(self.frame or _program_function())
+        return _user_variables(self.namespace) | (local or {})
+
+    def inner(self, place: Place, where: Where) -> None:
+        """The step after the line at `place` inside the statement running."""
+        self.take(place.line, place.end_line, where, self.line)
+
+    def take(self, line: int, end_line: int, where: Where | None = None,
+             within: int | None = None, stopped: bool = False) -> None:
+        """Step after lines `line`–`end_line`, `where` a line inside the top-level statement
+        at line `within` ran; or, `stopped`, where the run's error stopped them."""
+        cap = self.limits.value_elements
+        self.frame = where.frame if where else None
+        try:
+            local = _locals(self.frame)
+            graph = record_graph(self.variables(), self.ids, self.limits.graph_nodes,
+                                 self.modules)
+        finally:
+            self.frame = None
+        graphs = self.trace.graphs
+        if graph is not None and (not graphs or graphs[-1] != graph):
+            graphs.append(graph)
+        self.trace.steps.append(Step(
+            line, end_line, self.out.since(self.printed), snapshot(self.namespace, cap),
+            graph=None if graph is None else len(graphs) - 1, within=within,
+            rounds=where.rounds or None if where else None,
+            calls=where.calls or None if where else None,
+            locals=None if local is None else snapshot(local, cap),
+            stopped=stopped or None))
+        self.printed = self.out.tell()
+
+
+def _run_step(stmt: ast.stmt, namespace: dict[str, Any], guards: Guards, steps: _Steps) -> None:
     """Run one top-level statement; record the state after it while steps are recorded."""
     code = compile(ast.Module([stmt], []), FILENAME, "exec", dont_inherit=True)
-    before = out.tell()
     exec(code, namespace)  # noqa: S102 - checked by explorer.safety.sandbox, guarded by explorer.safety.guards
     guards.check()
-    if len(trace.steps) >= limits.steps:
-        return
-    graph = record_graph(_user_variables(namespace), ids, limits.graph_nodes, modules)
-    if graph is not None and (not trace.graphs or trace.graphs[-1] != graph):
-        trace.graphs.append(graph)
-    trace.steps.append(Step(stmt.lineno, stmt.end_lineno or stmt.lineno,
-                            out.getvalue()[before:], snapshot(namespace, limits.value_elements),
-                            graph=None if graph is None else len(trace.graphs) - 1))
+    if steps.top < steps.limits.steps:
+        steps.top += 1
+        steps.take(stmt.lineno, stmt.end_lineno or stmt.lineno)
+
+
+def _locals(frame: FrameType | None) -> dict[str, Any] | None:
+    """The variables of a function's `frame` (None for none)."""
+    if frame is None:
+        return None
+    return {name: value for name, value in frame.f_locals.items() if not name.startswith("__")}
+
+
+def _program_function() -> FrameType | None:
+    """The innermost of the program's functions running, if any."""
+    return next((f for f, _ in running(sys._getframe(1)) if f.f_code.co_name != "<module>"),
+                None)
 
 
 def _user_variables(namespace: dict[str, Any]) -> dict[str, Any]:

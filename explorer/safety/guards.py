@@ -221,6 +221,14 @@ class Output(io.StringIO):
             text = text[:max(room, 0)]
         return super().write(text)
 
+    def since(self, place: int) -> str:
+        """What was printed after position `place`."""
+        end = self.tell()
+        self.seek(place)
+        text = self.read()
+        self.seek(end)
+        return text
+
 
 class _SafeFormatter(string.Formatter):
     """str.format whose `{0.name}` fields are walked like attributes in the program itself."""

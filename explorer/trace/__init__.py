@@ -25,13 +25,25 @@ Variables = dict[str, schema.Variable]
 
 @dataclass
 class Step:
-    """The program's state after one top-level statement ran."""
+    """The program's state after one executed line: a top-level statement, or a line inside
+    one (`within` it), in the `rounds` of the loops around it and the program's functions it
+    was `calls`d in; or, `stopped`, the state where the run's error stopped a line."""
 
     line: int
     end_line: int
-    output: str  # what this statement printed
+    output: str  # what this line printed
     variables: Variables
     graph: int | None = None  # index into Trace.graphs: the autograd graph after this step
+    within: int | None = None  # the line of the top-level statement it is inside
+    rounds: list[schema.Round] | None = None  # the loops around it, outermost first
+    calls: list[str] | None = None  # the program's functions it is in, outermost first
+    locals: Variables | None = None  # the innermost function's variables
+    stopped: bool | None = None
+
+    @property
+    def inner(self) -> bool:
+        """Whether it is a line inside a top-level statement, not the statement itself."""
+        return self.within is not None
 
 
 # The errors of a run stopped before the program's first statement (explorer.record.execute,
@@ -113,7 +125,9 @@ class Trace:
             ok=answer.ok, stdout=answer.stdout, variables=answer.variables,
             error=None if error is None else error_info(error.type, error.message, error.line),
             steps=[Step(line=s.line, end_line=s.end_line, output=s.output,
-                        variables=s.variables, graph=s.graph) for s in answer.steps],
+                        variables=s.variables, graph=s.graph, within=s.within,
+                        rounds=s.rounds, calls=s.calls, locals=s.locals, stopped=s.stopped)
+                   for s in answer.steps],
             graphs=answer.graphs,  # made Graphs by the check
             backward=answer.backward, losses=answer.losses, warnings=answer.warnings,
             notes=answer.notes, device=answer.device, threads=answer.threads,

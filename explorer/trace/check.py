@@ -74,8 +74,9 @@ class Caps:
     def of(cls, limits: Limits) -> Caps:
         """The caps a run under `limits` stays within."""
         nodes = limits.graph_nodes + 1  # explorer.record.graph stops one node past the limit
-        return cls(output=limits.output_chars, steps=limits.steps,
-                   graphs=limits.steps + schema.MAX_CALLS, nodes=nodes,
+        lines = limits.steps + limits.line_steps + 1  # and the line an error stopped
+        return cls(output=limits.output_chars, steps=lines,
+                   graphs=lines + schema.MAX_CALLS, nodes=nodes,
                    edges=EDGES_PER_NODE * nodes,
                    values=4 * max(limits.value_elements, GRADIENT_VALUES),
                    losses=limits.loop_iterations)
@@ -193,6 +194,11 @@ class _Reader:
             left -= len(step.output)
             step.variables = self.variables("a step", step.variables)
             self.variables_before = step.variables
+            if step.locals is not None:
+                step.locals = {name[:MAX_LINE]: self.variable(info)
+                               for name, info in islice(step.locals.items(), MAX_VARIABLES)}
+            if step.calls is not None:
+                step.calls = [name[:MAX_LINE] for name in step.calls]
         return steps
 
     def graph_index(self, what: str, index: int | None) -> None:

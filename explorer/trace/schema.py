@@ -19,6 +19,7 @@ import msgspec
 VERSION = 2  # of the format: a reader of saved Traces checks it (2: non-finite numbers as text)
 MAX_CALLS = 64  # backward calls kept in full: a run keeps 20, and those asked for
 MAX_DIMS = 1_000  # sizes of a shape (PyTorch allows hundreds)
+MAX_NESTING = 16  # loops and function calls told around a step (the innermost, of deeper ones)
 
 Count = Annotated[int, msgspec.Meta(ge=0)]
 Dims = Annotated[list[Count], msgspec.Meta(max_length=MAX_DIMS)]
@@ -148,6 +149,19 @@ class LeafGrad(Record, kw_only=True):
     grad: Gradient | None
 
 
+class Round(Record, kw_only=True):
+    """A loop around a step, and the round it is in: `for epoch in ...` (line 4) in its 2nd
+    round of `of` (when known before the loop ran)."""
+
+    line: Count
+    name: str  # what the loop walks (`epoch`), or `while`
+    round: Annotated[int, msgspec.Meta(ge=1)]
+    of: Count | None = None
+
+
+Rounds = Annotated[list[Round], msgspec.Meta(max_length=MAX_NESTING)]
+
+
 class Call(Record, kw_only=True):
     """One call of backward() or autograd.grad, recorded in full: the engine's steps in the
     order it ran them."""
@@ -161,6 +175,7 @@ class Call(Record, kw_only=True):
     root: str | None
     vector: Any  # v of y.backward(v), when small
     graph: Count | None = None  # index into graphs
+    rounds: Rounds | None = None  # the loops it ran in, outermost first
     jacobian: Any = None
     jacobian_reason: str | None = None
 
@@ -175,13 +190,19 @@ class Summary(Record, kw_only=True):
 
 
 class Step(TypedDict):
-    """The program's state after one top-level statement."""
+    """The program's state after one executed line: a top-level statement, or a line inside
+    one (a loop's, a block's, a function's), or where the run's error stopped it."""
 
     line: Count
     end_line: Count
     output: str
     variables: dict[str, Variable]
     graph: Count | None  # index into graphs
+    within: Count | None  # the line of the top-level statement it is inside
+    rounds: list[Round] | None  # the loops around it, outermost first
+    calls: list[str] | None  # the program's functions it is in, outermost first
+    locals: dict[str, Variable] | None  # the innermost function's variables
+    stopped: bool | None  # the state where the run's error stopped this line
 
 
 class Trace(TypedDict):
@@ -230,6 +251,11 @@ class SentStep(Record, kw_only=True):
     output: str
     variables: dict[str, Variable | None]
     graph: Count | None = None
+    within: Count | None = None
+    rounds: Rounds | None = None
+    calls: Annotated[list[str], msgspec.Meta(max_length=MAX_NESTING)] | None = None
+    locals: dict[str, Variable] | None = None
+    stopped: bool | None = None
 
 
 class Answer(Record, kw_only=True):

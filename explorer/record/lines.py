@@ -1,0 +1,333 @@
+"""Steps at the lines inside loops, blocks and the program's own functions. Runs in a worker.
+
+`plan` rewrites a checked program so that each line inside a top-level statement tells
+`Lines` when it has run (`__ae_line__(place)`), each loop when it starts
+(`__ae_loop__(loop, iterable)`, which hands the iterable back untouched) and each round
+(`__ae_round__(loop)`). The program sees nothing of it: no value, order or line number
+changes, and the calls run none of its code. Top-level statements are stepped by
+explorer.record.execute as before; a line inside one becomes a step of its own when every loop
+around it (in its function and in those that called it) is in a round kept: the first ten,
+then rounds 20, 40, 80… as backward calls are, and the last one where the loop's length is
+known before it runs (a range, a sequence, a tensor, a DataLoader of torch's own datasets).
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from types import FrameType
+from typing import Any
+
+import torch
+
+from explorer.record.backward import kept
+from explorer.safety.sandbox import FILENAME
+from explorer.trace.schema import MAX_NESTING, Round
+
+LOOPS = (ast.For, ast.While)
+BLOCKS = (*LOOPS, ast.If, ast.With, ast.Try, ast.TryStar, ast.Match)
+FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+DEFINITIONS = (*FUNCTIONS, ast.ClassDef)
+# Lines after which nothing runs in their block (they jump), or that change no state.
+STILL = (ast.Return, ast.Break, ast.Continue, ast.Raise, ast.Pass, ast.Global, ast.Nonlocal)
+# Types whose len() runs none of the program's code.
+FORGET = 4_096  # loops' rounds kept before those of finished frames are dropped
+SIZED = (range, list, tuple, str, dict, set, frozenset, torch.Tensor, torch.Size)
+
+
+@dataclass(frozen=True)
+class Place:
+    """A line inside a top-level statement or a function: its lines, and the loops around it
+    in its own function (numbers into `Plan.loops`), outermost first."""
+
+    line: int
+    end_line: int
+    loops: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Loop:
+    """A loop of the program: its first line and what it walks (`epoch`, or `while`)."""
+
+    line: int
+    name: str
+
+
+@dataclass
+class Plan:
+    """What `plan` found: the places that step and the loops that count rounds, and for each
+    line of the program the loops around it (for a frame that is calling from it)."""
+
+    places: list[Place] = field(default_factory=list)
+    loops: list[Loop] = field(default_factory=list)
+    around: dict[int, tuple[int, ...]] = field(default_factory=dict)
+
+
+def plan(tree: ast.Module) -> Plan:
+    """Rewrite `tree` (checked by explorer.safety.sandbox) in place so that its inner lines
+    step; the places and loops it numbered."""
+    found = Plan()
+    for statement in tree.body:
+        _Planner(found).top(statement)
+    ast.fix_missing_locations(tree)
+    return found
+
+
+class _Planner:
+    """Rewrites the blocks of one top-level statement."""
+
+    def __init__(self, found: Plan) -> None:
+        self.found = found
+
+    def top(self, statement: ast.stmt) -> None:
+        if isinstance(statement, DEFINITIONS):
+            self.definition(statement)
+        elif _blocks(statement):
+            self.compound(statement, ())
+
+    def definition(self, node: ast.stmt) -> None:
+        """A function's body steps when it is called (with no loops of its caller's: those are
+        the caller frame's); a class's methods do, not the class body itself."""
+        if isinstance(node, FUNCTIONS):
+            node.body = self.block(node.body, ())
+        elif isinstance(node, ast.ClassDef):
+            for inner in node.body:
+                self.definition(inner)
+
+    def block(self, body: list[ast.stmt], loops: tuple[int, ...]) -> list[ast.stmt]:
+        """`body` with a step after each line that changes state."""
+        out: list[ast.stmt] = []
+        for statement in body:
+            for line in range(statement.lineno, (statement.end_lineno or statement.lineno) + 1):
+                self.found.around[line] = loops  # a block inside says its own after
+            if isinstance(statement, DEFINITIONS):
+                self.definition(statement)
+                out.append(statement)
+            elif _blocks(statement):
+                out.extend(self.compound(statement, loops))
+            else:
+                out.append(statement)
+                if not isinstance(statement, STILL) and not _guard(statement):
+                    out.append(self.step(statement, loops))
+        return out
+
+    def compound(self, node: ast.stmt, loops: tuple[int, ...]) -> list[ast.stmt]:
+        """A block statement, its blocks rewritten; a loop counts its rounds."""
+        self.found.around[node.lineno] = loops
+        before: list[ast.stmt] = []
+        inside = loops
+        if isinstance(node, LOOPS):
+            number = len(self.found.loops)
+            self.found.loops.append(Loop(node.lineno, _walks(node)))
+            inside = (*loops, number)
+            if isinstance(node, ast.For):
+                node.iter = ast.copy_location(_call("loop", number, node.iter), node.iter)
+            else:
+                before.append(ast.copy_location(ast.Expr(_call("loop", number)), node))
+            node.body = [ast.copy_location(ast.Expr(_call("round", number)), node.body[0]),
+                         *self.block(node.body, inside)]
+            node.orelse = self.block(node.orelse, loops)  # runs once the rounds are over
+            return [*before, node]
+        for name in ("body", "orelse", "finalbody"):
+            if isinstance(getattr(node, name, None), list):
+                setattr(node, name, self.block(getattr(node, name), loops))
+        for handler in getattr(node, "handlers", []):
+            handler.body = self.block(handler.body, loops)
+        for case in getattr(node, "cases", []):
+            case.body = self.block(case.body, loops)
+        return [node]
+
+    def step(self, statement: ast.stmt, loops: tuple[int, ...]) -> ast.stmt:
+        number = len(self.found.places)
+        self.found.places.append(Place(statement.lineno, statement.end_lineno or
+                                       statement.lineno, loops))
+        return ast.copy_location(ast.Expr(_call("line", number)), statement)
+
+
+def _blocks(statement: ast.stmt) -> bool:
+    """Whether `statement` runs statements of its own (a loop, `if`, `with`, `try`...)."""
+    return isinstance(statement, BLOCKS)
+
+
+def _guard(statement: ast.stmt) -> bool:
+    """Whether `statement` is a call explorer.safety.sandbox put in (`__ae_tick__()`)."""
+    return (isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call)
+            and isinstance(statement.value.func, ast.Name)
+            and statement.value.func.id.startswith("__ae_"))
+
+
+def _walks(loop: ast.For | ast.While) -> str:
+    """A loop's name: its target as written (`epoch`, `i, (x, y)`), or `while`."""
+    return ast.unparse(loop.target)[:80] if isinstance(loop, ast.For) else "while"
+
+
+def _call(hook: str, *numbers: int | ast.expr) -> ast.Call:
+    args = [n if isinstance(n, ast.expr) else ast.Constant(n) for n in numbers]
+    return ast.Call(ast.Name(f"__ae_{hook}__", ast.Load()), args, [])
+
+
+@dataclass(frozen=True)
+class Where:
+    """Where a line ran: the loops around it, outermost first, each in its round; the
+    program's functions it is in, outermost first; the innermost function's frame (None at
+    top level)."""
+
+    rounds: list[Round]
+    calls: list[str]
+    frame: FrameType | None
+
+
+class Lines:
+    """The hooks a planned program calls. `record(place, where)` makes the step; it is not
+    called while the engine runs a backward pass (a custom Function's backward, a hook), in a
+    torch.func transform, or once `most` steps were made."""
+
+    def __init__(self, found: Plan, record: Callable[[Place, Where], None], most: int) -> None:
+        self.plan = found
+        self.record = record
+        self.most = most
+        self.made = 0
+        self.passed = 0  # lines run in rounds not kept
+        self.over = 0  # lines run after `most` steps
+        self._rounds: dict[tuple[int, int], int] = {}  # (frame, loop) → its round
+        self._lengths: dict[tuple[int, int], int] = {}  # (frame, loop) → rounds it will run
+
+    def hooks(self) -> dict[str, Callable[..., Any]]:
+        """The names a planned program calls, for its namespace."""
+        return {"__ae_line__": self.line, "__ae_loop__": self.loop, "__ae_round__": self.round}
+
+    def loop(self, number: int, iterable: Any = None) -> Any:
+        frame = sys._getframe(1)
+        if len(self._rounds) > FORGET:
+            self._forget(frame)
+        key = (id(frame), number)
+        self._rounds[key] = 0
+        length = _length(iterable)
+        if length is None:
+            self._lengths.pop(key, None)
+        else:
+            self._lengths[key] = length
+        return iterable
+
+    def _forget(self, frame: FrameType) -> None:
+        """Drop the rounds of frames no longer running (a generator paused in a loop starts
+        its rounds again)."""
+        alive = {id(f) for f, _ in running(frame)}
+        self._rounds = {k: v for k, v in self._rounds.items() if k[0] in alive}
+        self._lengths = {k: v for k, v in self._lengths.items() if k[0] in alive}
+
+    def round(self, number: int) -> None:
+        key = (id(sys._getframe(1)), number)
+        self._rounds[key] = self._rounds.get(key, 0) + 1
+
+    def line(self, number: int) -> None:
+        place = self.plan.places[number]
+        frames = running(sys._getframe(1))
+        if not self._kept(frames, place.loops):
+            self.passed += 1
+        elif torch._C._current_graph_task_id() != -1 or _transformed():
+            return
+        elif self.made >= self.most:
+            self.over += 1
+        else:
+            self.made += 1
+            self.record(place, self.where(frames, place.loops))
+
+    def _kept(self, frames: list[tuple[FrameType, int]], loops: tuple[int, ...]) -> bool:
+        """Whether every loop around the innermost of `frames` (at `loops`) is in a round
+        kept."""
+        for frame, line in frames:
+            for number in loops:
+                key = (id(frame), number)
+                count = self._rounds.get(key, 1)
+                if not kept(count) and count != self._lengths.get(key):
+                    return False
+            loops = self.plan.around.get(line, ())
+        return True
+
+    def where(self, frames: list[tuple[FrameType, int]],
+              loops: tuple[int, ...] | None = None) -> Where:
+        """Where the innermost of `frames` (the program's, each with the line it is at,
+        innermost first) is: its loops are `loops` if given (the place it stepped at), else
+        those around its line; then its callers'."""
+        rounds: list[Round] = []
+        calls: list[str] = []
+        innermost = None
+        for frame, line in frames:
+            if frame.f_code.co_name != "<module>":
+                calls.append(frame.f_code.co_qualname.replace(".<locals>", ""))
+                innermost = innermost or frame
+            numbers = self.plan.around.get(line, ()) if loops is None else loops
+            loops = None
+            rounds[:0] = [self._round(frame, n) for n in numbers]
+        calls.reverse()
+        return Where(rounds[-MAX_NESTING:], calls[-MAX_NESTING:], innermost)
+
+    def _round(self, frame: FrameType, number: int) -> Round:
+        key = (id(frame), number)
+        loop = self.plan.loops[number]
+        return Round(line=loop.line, name=loop.name, round=max(1, self._rounds.get(key, 1)),
+                     of=self._lengths.get(key))
+
+    def note(self) -> str | None:
+        """What was left out, in words; None if nothing was."""
+        said = []
+        if self.passed:
+            said.append(f"{self.passed:,} lines ran in rounds not kept (a loop's first ten, "
+                        "then rounds 20, 40, 80… and its last where its length is known)")
+        if self.over:
+            said.append(f"{self.over:,} lines ran after the first {self.most:,} inner steps")
+        return None if not said else ("Lines inside loops and functions are steps of their "
+                                      f"own; not recorded: {'; '.join(said)}.")
+
+
+def running(frame: FrameType | None) -> list[tuple[FrameType, int]]:
+    """The program's frames from `frame` outwards, each with the line it is at."""
+    found = []
+    while frame is not None:
+        if _program(frame):
+            found.append((frame, frame.f_lineno))
+            if frame.f_code.co_name == "<module>":
+                break  # the program's statements: none of its frames lie further out
+        frame = frame.f_back
+    return found
+
+
+def raised(error: BaseException) -> list[tuple[FrameType, int]]:
+    """The program's frames `error` passed through, innermost first, each with its line."""
+    found = []
+    tb = error.__traceback__
+    while tb is not None:
+        if _program(tb.tb_frame):
+            found.append((tb.tb_frame, tb.tb_lineno))
+        tb = tb.tb_next
+    return found[::-1]
+
+
+def _program(frame: FrameType) -> bool:
+    """A frame of the program's: its statements or a function of its (not a comprehension
+    or a lambda, which run within a line)."""
+    name = frame.f_code.co_name
+    return frame.f_code.co_filename == FILENAME and (name == "<module>" or name[0] != "<")
+
+
+def _transformed() -> bool:
+    """Whether a torch.func transform (vmap, grad...) is running: its tensors are not read."""
+    return torch._C._functorch.peek_interpreter_stack() is not None
+
+
+def _length(iterable: Any) -> int | None:
+    """How many rounds a `for` over `iterable` runs, where that is known without running the
+    program's code: a sized builtin or tensor, or a DataLoader of torch's own parts."""
+    if isinstance(iterable, SIZED) and type(iterable).__module__ in ("builtins", "torch"):
+        return len(iterable) if not isinstance(iterable, torch.Tensor) or iterable.dim() else None
+    if isinstance(iterable, torch.utils.data.DataLoader) and all(
+            type(part).__module__.startswith("torch.") for part in (
+                iterable, iterable.dataset, iterable.batch_sampler or iterable.sampler)):
+        try:
+            return len(iterable)
+        except TypeError:
+            return None
+    return None
