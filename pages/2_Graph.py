@@ -1,4 +1,4 @@
-"""Autograd graph: the grad_fn graph torchviz would draw, growing statement by statement."""
+"""Autograd graph: the grad_fn graph torchviz would draw, growing line by line."""
 
 import streamlit as st
 
@@ -6,7 +6,7 @@ from explorer.ui.common import lang
 from explorer.ui.editor import editor_page
 from explorer.ui.graph import graph_at_step, graph_frame
 from explorer.ui.link import publish
-from explorer.ui.steps import after_line, error_panel, step_controls, unfinished_note
+from explorer.ui.steps import after_line, error_panel, trace_controls
 
 trace, state = editor_page("graph", "graph_page", "graph_intro")
 if trace is not None:
@@ -15,13 +15,12 @@ if trace is not None:
             error_panel(trace, st.session_state["graph.code"], lang())
         if trace.steps:
             picture = st.container()  # the picture, then its controls right under it
-            index = step_controls("graph.step", len(trace.steps), lang(), keys=True)
+            index = trace_controls("graph.step", trace.steps, lang(), keys=True)
             caption = st.container()  # what the editor marks, once the picture says
             made = graph_at_step("graph", trace, index, lang(), where=picture,
                                  code=st.session_state["graph.ran"])
             with caption:
-                after_line("graph", trace.steps[index], lang(), made, unfinished_note(
-                    trace, st.session_state["graph.ran"], lang(), index))
+                after_line("graph", trace.steps[index], lang(), made)
 else:  # the graph's frame, loaded before the first run: its first picture comes quicker
     with state, st.container():  # where the picture will be: the frame is kept there
         graph_frame("graph", lang())

@@ -22,7 +22,7 @@ from tests.conftest import ROOT
 SECTIONS = ("== 1. Pipeline vs bare torchviz", "== 2. Seed programs", "== 3. The animation",
             "== 4. Memory over", "== 5. Where the time goes ==", "== 6. The wall's cost",
             "== 7. Famous lessons", "== 8. The Training page",
-            "== 9. The server's patterns", "== Targets ==")
+            "== 9. The server's patterns", "== 10. Steps inside loops", "== Targets ==")
 NINJA = ("chunked", "cross_entropy", "batchnorm", "training")  # the four exercises' files
 NUMBER = re.compile(r"[+-]?\d+(\.\d+)?x?")
 
@@ -35,17 +35,20 @@ def report() -> str:
 
 
 def _tables(report: str) -> dict[str, list[dict[str, str]]]:
-    """Section title -> the rows of its table, as column -> cell."""
+    """Section title -> the rows of its table, as column -> cell; a section's second table
+    and later under its title with " #2"..."""
     tables = {}
     for section in report.split("\n== ")[1:]:
         lines = section.splitlines()
-        rule = next((i for i, line in enumerate(lines) if line.startswith("---")), None)
-        if rule is None:  # the targets
-            continue
-        header = lines[rule - 1].split()
-        rows = [line.split() for line in lines[rule + 1:] if line.strip()]
-        assert all(len(row) == len(header) for row in rows), section
-        tables[lines[0]] = [dict(zip(header, row, strict=True)) for row in rows]
+        rules = [i for i, line in enumerate(lines) if line.startswith("---")]
+        for number, rule in enumerate(rules, 1):  # none in the targets
+            header = lines[rule - 1].split()
+            end = next((i for i in range(rule + 1, len(lines)) if not lines[i].strip()),
+                       len(lines))
+            rows = [line.split() for line in lines[rule + 1:end]]
+            assert all(len(row) == len(header) for row in rows), section
+            title = lines[0] if number == 1 else f"{lines[0]} #{number}"
+            tables[title] = [dict(zip(header, row, strict=True)) for row in rows]
     return tables
 
 
@@ -53,10 +56,14 @@ def test_every_section_and_target_is_printed(report: str) -> None:
     for title in SECTIONS:
         assert title in report, title
     verdicts = report.split("== Targets ==")[1].strip().splitlines()
-    assert len(verdicts) == 9
+    assert len(verdicts) == 11
     assert all(line.startswith(("PASS  ", "MISS  ")) for line in verdicts)
     loops = next(line for line in verdicts if "training loops (seeds" in line)
     assert loops.count("(500 calls)") == 2  # the seed's two 500-iteration loops, timed
+    lines = next(line for line in verdicts if "with line steps <=" in line)
+    assert "sequential" in lines and "dataloader" in lines
+    assert next(line for line in verdicts if "record with line steps" in line).startswith(
+        "PASS  ")  # whatever the machine: the record fits, thinned where it must be
 
 
 def test_the_tables_hold_numbers(report: str) -> None:
@@ -81,6 +88,18 @@ def test_the_tables_hold_numbers(report: str) -> None:
         assert (row["thinned"], row["error"]) == ("no", "-"), row
         assert float(row["sent_MiB"]) < float(row["whole_MiB"]), row
         assert all(NUMBER.fullmatch(row[c]) for c in ("statements", "run", "bare")), row
+    loops, records = [rows for title, rows in tables.items() if title.startswith("10.")]
+    assert [row["loop"] for row in loops] == ["sequential", "dataloader"]
+    for row in loops:  # twenty backward calls each, three ways; inner steps only when on
+        assert row["iterations"] == "20" and row["error"] == "-", row
+        assert int(row["steps"]) > int(row["steps_off"]) > 0, row
+        assert all(NUMBER.fullmatch(cell) for cell in list(row.values())[1:-1]), row
+    assert [row["record"] for row in records] == ["sequential", "dataloader", "large"]
+    for row in records:  # each under the cap; the large one thinned, its note read
+        assert row["under_cap"] == "yes" and row["error"] == "-", row
+        assert float(row["sent_MiB"]) <= 16 and (row["levels"] != "0") is (
+            float(row["whole_MiB"]) > 16), row
+    assert records[-1]["levels"] != "0"
     for title, rows in tables.items():
         if title.startswith(("3.", "4.", "5.")):
             assert rows and all(NUMBER.fullmatch(cell) for row in rows

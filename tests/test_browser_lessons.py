@@ -17,7 +17,7 @@ from explorer.content import lessons
 from explorer.content.i18n import text, texts
 from explorer.ui.common import PAGES
 from tests.conftest import ARTIFACTS
-from tests.test_content import NEW_LESSON, PROGRAM, add_lesson
+from tests.test_content import NEW_LESSON, OWN, PROGRAM, add_lesson
 
 pytestmark = pytest.mark.browser
 TITLES = {path: key for path, key, _ in PAGES}
@@ -86,12 +86,12 @@ def test_a_teacher_adds_breaks_and_fixes_a_lesson_without_a_restart(
         page: Any, teacher: tuple[str, Path]) -> None:
     url, folder = teacher
     cards = _home(page, url)
-    expect(cards).to_have_count(11)
+    expect(cards).to_have_count(OWN)
     added = add_lesson(folder)  # a lesson with a program of its own
     cards = _home(page, url)
-    expect(cards).to_have_count(12)
-    card = cards.nth(11)
-    expect(card).to_contain_text("12. Broadcasting, by a teacher")
+    expect(cards).to_have_count(OWN + 1)
+    card = cards.nth(OWN)
+    expect(card).to_contain_text(f"{OWN + 1}. Broadcasting, by a teacher")
     card.locator("summary").click()
     label = text("lesson_open", "en", title="Stretching a row", page=text("playground", "en"))
     card.get_by_role("button", name=label).click()
@@ -110,8 +110,8 @@ def test_a_teacher_adds_breaks_and_fixes_a_lesson_without_a_restart(
         expect(box).to_contain_text(f"{en}:6")
         reason = lessons.load(folder).problems[0].reason(lang)
         expect(box).to_contain_text(reason.replace("`", ""))  # `name: value` as code
-        expect(cards).to_have_count(11)  # the others are still there
-        expect(cards.nth(10)).to_contain_text(lessons.lessons()[10].title[lang])
+        expect(cards).to_have_count(OWN)  # the others are still there
+        expect(cards.nth(OWN - 1)).to_contain_text(lessons.lessons()[OWN - 1].title[lang])
     page.screenshot(path=ARTIFACTS / "lesson-teacher-broken.png")
 
     en.write_text(NEW_LESSON["en"].replace("by a teacher", "fixed"), encoding="utf-8")
@@ -119,9 +119,9 @@ def test_a_teacher_adds_breaks_and_fixes_a_lesson_without_a_restart(
         PROGRAM["en"].replace("torch.arange(3)", "torch.arange(3) * 10"), encoding="utf-8")
     cards = _home(page, url)
     expect(page.locator("[data-testid='stAlertContentError']")).to_have_count(0)
-    expect(cards).to_have_count(12)
-    card = cards.nth(11)
-    expect(card).to_contain_text("12. Broadcasting, fixed")
+    expect(cards).to_have_count(OWN + 1)
+    card = cards.nth(OWN)
+    expect(card).to_contain_text(f"{OWN + 1}. Broadcasting, fixed")
     card.locator("summary").click()
     card.get_by_role("button", name=label).click()
     expect(page.get_by_text("tensor([[ 1., 11., 21.]").first).to_be_visible()

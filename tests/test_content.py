@@ -28,6 +28,7 @@ PROGRAM = {"en": "import torch\n# a row stretched to a matrix\nprint(torch.ones(
                  "torch.arange(3))\n",
            "zh": "import torch\n# 一行被拉伸成矩阵\nprint(torch.ones(2, 3) + torch.arange(3))\n"}
 OWN = len([p for p in lessons.FOLDER.iterdir() if p.is_dir()])  # the app's own lessons
+ADDED = f"{OWN + 1:02d}-broadcasting"  # a teacher's lesson, after the app's own
 
 
 def test_every_program_file_is_listed_once_and_every_listed_program_has_a_file() -> None:
@@ -75,8 +76,9 @@ def test_every_lesson_folder_has_every_language_and_real_programs() -> None:
 
 
 def add_lesson(folder: Path, files: dict[str, str] = NEW_LESSON) -> Path:
-    """A new lesson `12-broadcasting` in `folder`, with a program of its own."""
-    added = folder / "12-broadcasting"
+    """A new lesson `ADDED` (`NN-broadcasting`, after the app's own) in `folder`, with a
+    program of its own."""
+    added = folder / ADDED
     (added / "programs").mkdir(parents=True)
     for language, body in files.items():
         (added / f"{language}.md").write_text(body, encoding="utf-8")
@@ -91,7 +93,7 @@ def test_a_lesson_folder_carries_its_own_programs_in_each_language(teacher: Path
     own, builtin = lesson.programs
     assert own.title == {"en": "Stretching a row", "zh": "拉伸一行"}
     assert {lang: own.code_in(lang) for lang in LANGUAGES} == PROGRAM
-    assert own.file("zh") == teacher / "12-broadcasting" / "programs" / "broadcast.zh.py"
+    assert own.file("zh") == teacher / ADDED / "programs" / "broadcast.zh.py"
     assert builtin is by_key("tensor-add")
     assert len(lessons.lessons()) == OWN + 1
 
@@ -184,8 +186,8 @@ BROKEN_FOLDERS = [
      "zh.md", 4, "program_title", "program.broadcast: …"),
     (lambda d: (d / "programs" / "broadcast.en.py").write_bytes(b"print(1)\n\xff\n"),
      "programs/broadcast.en.py", 2, "not_utf8", "UTF-8"),
-    (lambda d: shutil.copytree(d, d.parent / "13-broadcasting"), "13-broadcasting", None,
-     "duplicate", "also the key of 12-broadcasting"),
+    (lambda d: shutil.copytree(d, d.parent / f"{OWN + 2:02d}-broadcasting"),
+     f"{OWN + 2:02d}-broadcasting", None, "duplicate", f"also the key of {ADDED}"),
     (lambda d: _both(d, "look:", "predict: y\nlook:"), "en.md", 6, "predict_page",
      "“predict” asks on the Backward page: this lesson opens “playground”"),
     (lambda d: _both(d, "page: playground\n", "page: backward\n", "look:",

@@ -40,10 +40,16 @@ def test_one_step_per_top_level_statement() -> None:
     assert trace.variables == trace.steps[-1].variables
 
 
-def test_a_compound_statement_is_one_step() -> None:
+def test_a_compound_statement_steps_inside_then_is_one_step() -> None:
     trace = run("total = 0\nfor i in range(3):\n    total += i\n    print(i)\nprint(total)\n")
-    assert [(step.line, step.end_line) for step in trace.steps] == [(1, 1), (2, 4), (5, 5)]
-    assert [step.output for step in trace.steps] == ["", "0\n1\n2\n", "3\n"]
+    inner = [(3, 3), (4, 4)] * 3
+    assert [(step.line, step.end_line) for step in trace.steps] == [(1, 1), *inner, (2, 4),
+                                                                      (5, 5)]
+    assert [step.within for step in trace.steps] == [None, *[2] * 6, None, None]
+    assert [step.rounds[0].round for step in trace.steps[1:7]] == [1, 1, 2, 2, 3, 3]
+    assert [step.variables["total"].values for step in trace.steps[1:7:2]] == [0, 1, 3]
+    assert "".join(step.output for step in trace.steps[:8]) == "0\n1\n2\n"
+    assert trace.steps[7].output == "" and trace.steps[8].output == "3\n"
     assert trace.stdout == "0\n1\n2\n3\n"
 
 

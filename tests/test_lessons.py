@@ -24,7 +24,7 @@ from explorer.ui.lessons import EDITORS
 from explorer.views.custom import gradient_checks, verdicts
 from explorer.views.training import Settings, program
 from tests.programs import MY_RELU
-from tests.test_content import NEW_LESSON, PROGRAM, add_lesson
+from tests.test_content import ADDED, NEW_LESSON, OWN, PROGRAM, add_lesson
 
 
 def test_every_lesson_is_written_in_both_languages_and_opens_programs_commented_in_it() -> None:
@@ -59,15 +59,16 @@ def test_lessons_check_names_each_problem_with_file_and_line(tmp_path: Path) -> 
     """A program that stops, one that should stop but does not, a broken file and a missing
     language: each named, in English and in Chinese; exit status 1."""
     folder = tmp_path / "lessons"
+    error_dir, broken_dir = f"{OWN + 2:02d}-error", f"{OWN + 3:02d}-broken"  # after ADDED
     add_lesson(folder)
-    (folder / "12-broadcasting" / "programs" / "broadcast.zh.py").write_text(
+    (folder / ADDED / "programs" / "broadcast.zh.py").write_text(
         "import torch\nx = torch.ones(2)\nx.backward()\n", encoding="utf-8")
-    (folder / "13-error").mkdir()
-    (folder / "13-error" / "en.md").write_text(NEW_LESSON["en"].replace(
+    (folder / error_dir).mkdir()
+    (folder / error_dir / "en.md").write_text(NEW_LESSON["en"].replace(
         "broadcast, tensor-add", "requires-grad-non-leaf-error").replace(
         "program.broadcast: Stretching a row\n", ""), encoding="utf-8")
-    (folder / "14-broken").mkdir()
-    (folder / "14-broken" / "zh.md").write_text("title: 没有头信息\n", encoding="utf-8")
+    (folder / broken_dir).mkdir()
+    (folder / broken_dir / "zh.md").write_text("title: 没有头信息\n", encoding="utf-8")
     for lang, words in (("en", "the program stopped: RuntimeError"), ("zh", "程序中途停止")):
         done = subprocess.run([sys.executable, "-m", "explorer", "lessons", "check",
                                str(folder), "--lang", lang],
@@ -76,11 +77,11 @@ def test_lessons_check_names_each_problem_with_file_and_line(tmp_path: Path) -> 
         lines = done.stdout.splitlines()
         assert len(lines) == 4 and lines[-1].startswith("3 "), done.stdout
         stopped, missing, broken = sorted(lines[:3])
-        assert stopped.startswith(f"{folder}/12-broadcasting/programs/broadcast.zh.py:3: "), \
+        assert stopped.startswith(f"{folder}/{ADDED}/programs/broadcast.zh.py:3: "), \
             stopped
         assert words in stopped
-        assert missing.startswith(f"{folder}/13-error/zh.md: "), missing
-        assert broken.startswith(f"{folder}/14-broken/zh.md:1: "), broken
+        assert missing.startswith(f"{folder}/{error_dir}/zh.md: "), missing
+        assert broken.startswith(f"{folder}/{broken_dir}/zh.md:1: "), broken
 
 
 def test_a_program_that_should_stop_with_an_error_but_does_not_is_named(
@@ -218,36 +219,36 @@ def test_a_teachers_lesson_opens_its_own_program_in_the_readers_language(
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_a_broken_lesson_is_named_on_the_page_and_the_others_stay(teacher: Path,
                                                                   lang: str) -> None:
-    zh = teacher / "12-broadcasting" / "zh.md"
+    zh = teacher / ADDED / "zh.md"
     zh.write_text(NEW_LESSON["zh"].replace("page: playground", "page: graph"), encoding="utf-8")
     at = _app(lang)
-    assert not at.exception and len(_titles(at)) == len(lessons.lessons()) == 11
+    assert not at.exception and len(_titles(at)) == len(lessons.lessons()) == OWN
     (box,) = at.error
     assert text("lessons_broken", lang) in box.value and f"{zh}:3" in box.value
     assert lessons.shelf().problems[0].reason(lang, plain) in box.value
     zh.write_text(NEW_LESSON["zh"].replace("广播", "广播（改过）"), encoding="utf-8")
     at.run()  # fixed: shown again, edited, on the next run without a restart
-    assert not at.error and len(_titles(at)) == 12
+    assert not at.error and len(_titles(at)) == OWN + 1
     assert ("广播（改过）" in _titles(at)[-1]) == (lang == "zh")
 
 
 def test_a_hosted_server_tells_visitors_little_and_its_log_the_rest(
         teacher: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
-    (teacher / "12-broadcasting" / "en.md").write_text("no front matter\n", encoding="utf-8")
+    (teacher / ADDED / "en.md").write_text("no front matter\n", encoding="utf-8")
     monkeypatch.setattr(common, "SETTINGS", HOSTED)
     with caplog.at_level(logging.ERROR, logger="explorer.ui.lessons"):
         at = _app()
-    assert not at.exception and not at.error and len(_titles(at)) == 11
+    assert not at.exception and not at.error and len(_titles(at)) == OWN
     assert [w.value for w in at.warning] == [text("lessons_broken_hosted", "en")]
     assert str(teacher) not in " ".join(m.value for m in at.markdown)
-    assert f"{teacher}/12-broadcasting/en.md:1: the file must begin" in caplog.text
+    assert f"{teacher}/{ADDED}/en.md:1: the file must begin" in caplog.text
 
 
 def test_a_lesson_in_one_language_is_shown_in_it_with_a_note(teacher: Path) -> None:
-    (teacher / "12-broadcasting" / "zh.md").unlink()
+    (teacher / ADDED / "zh.md").unlink()
     at = _app("zh")
     assert not at.exception and not at.error
-    assert _titles(at)[-1] == "12. Broadcasting, by a teacher"
+    assert _titles(at)[-1] == f"{OWN + 1}. Broadcasting, by a teacher"
     assert text("lesson_only_in", "zh", language="英文") in [i.value for i in at.info]
     at.button(key="lesson.broadcasting.broadcast").click().run()
     assert at.session_state["playground.ran"] == PROGRAM["en"]

@@ -98,7 +98,8 @@ def test_a_thinned_records_older_steps_say_what_of_each_tensor_was_kept() -> Non
     at = _run(_playground(), BIG)  # ~18 MiB whole: the older steps keep 100 values of each
     said = _text(at)
     assert "so it was thinned to" in said and "first 100 values" in said
-    at.slider(key="playground.step").set_value(2).run()  # after v0, ..., v7 = torch.randn(1000)…
+    # After v0, ..., v7 = torch.randn(1000)… (BIG's loop makes the slider name its steps.)
+    at.select_slider(key="playground.step").set_value(2).run()
     at.selectbox(key="playground.inspect").set_value("v0").run()
     v0 = torch.Generator().manual_seed(0)  # BIG's first statement, as the run seeds it
     norm = float(torch.linalg.vector_norm(torch.randn(1000, generator=v0).double()))

@@ -64,7 +64,7 @@ CASES = [
     ("contiguous-copies", "x.mul_(10)", ("t", "c"), False, _grid(3, 2), set()),
     ("contiguous-copies", "x.mul_(10)", ("x", "n"), False, _grid(2, 3), set()),
     ("requires-grad-detach", "n = x.detach()", ("x", "n"), True, set(), ALL3),
-    ("requires-grad-detach", "with torch.no_grad():", ("x", "n"), True, ALL3, ALL3),
+    ("requires-grad-detach", "    x.mul_(2)", ("x", "n"), True, ALL3, ALL3),  # in its block
     ("cuda-cpu-copy", "x.add_(1)", ("x", "n"), True, ALL3, ALL3),  # the CPU branch, here
     ("char-tensor", "c.add_(1)", ("c", "n"), True, ALL3, ALL3),
 ]
@@ -91,7 +91,7 @@ def test_verdict_and_changed_cells_of_each_preset(
 def test_each_preset_runs_shows_its_pair_and_opens_where_the_pair_last_changed(
         traces: dict[str, Trace]) -> None:
     opening = {"tensor-to-numpy": "a.add_(1)", "numpy-to-tensor": "np.add(a,1,out=a)",
-               "rebind-breaks-link": "a = a + 1", "requires-grad-detach": "with torch.no_grad"}
+               "rebind-breaks-link": "a = a + 1", "requires-grad-detach": "    x.mul_(2)"}
     for p in PRESETS:
         trace = traces[p.key]
         assert trace.ok or p.key == "requires-grad-detach", (p.key, trace.error)

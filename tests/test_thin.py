@@ -14,6 +14,7 @@ from msgspec.structs import asdict
 from explorer.pool.worker import WorkerPool
 from explorer.record.execute import execute
 from explorer.record.thin import LEVELS, fitted
+from explorer.safety.limits import Limits
 from explorer.trace import Trace
 from explorer.trace.wire import MAX_RESULT_BYTES, trace_message
 from tests.plain import run_plain
@@ -72,6 +73,9 @@ def _cut_from(cut: dict, whole: dict) -> None:
             continue
         shown, all_of_it = _flat(cut[key]), _flat(whole[key])
         assert len(shown) < len(all_of_it) and all_of_it[:len(shown)] == shown, key
+        if whole.get(norm) is not None:  # already a leading block: the norm of all of it
+            assert cut[norm] == whole[norm], key
+            continue
         expected = torch.linalg.vector_norm(torch.tensor(all_of_it, dtype=torch.float64))
         assert math.isclose(cut[norm], float(expected), rel_tol=1e-12), key
     if whole["truncated"] is not None:
@@ -172,3 +176,82 @@ def test_a_cut_grad_keeps_its_norm_and_one_without_a_norm_stays_whole() -> None:
     assert len(w.grad) == 10 and math.isclose(
         w.grad_norm, math.sqrt(500 * 9.0), rel_tol=1e-12)
     assert n.grad == trace.variables["n"].grad and n.grad_norm is None
+
+
+# A 500-round training loop through a function of the program's, on tensors of 10,000 values,
+# recorded with line steps: every step inside the function describes its locals too. With
+# `fail`, the last round's call stops at an error part way through the function.
+LOOP = """import torch
+
+torch.manual_seed(0)
+x = torch.randn(100, 100)
+w = torch.randn(100, 100, requires_grad=True)
+
+
+def train_step(w, x, epoch):
+    h = torch.tanh(x @ w)
+    loss = (h * h).mean()
+    loss.backward()
+    if epoch == {fail}:
+        h = h @ torch.ones(3, 3)
+    return h, loss
+
+
+for epoch in range(500):
+    for part in range(4):
+        h, loss = train_step(w, x, epoch)
+        with torch.no_grad():
+            w -= 0.01 * w.grad
+            w.grad.zero_()
+"""
+LOOP_LIMITS = Limits(time_s=300, line_steps=400)  # fewer line steps: a quicker test
+
+
+@pytest.fixture(scope="module", params=[None, 499], ids=["complete", "stopped"])
+def loop(request: pytest.FixtureRequest) -> Trace:
+    trace = execute(LOOP.format(fail=request.param), limits=LOOP_LIMITS)
+    assert trace.ok is (request.param is None)
+    assert sum(s.locals is not None for s in trace.steps) > 100
+    return trace
+
+
+def test_a_long_loop_with_line_steps_fits_and_keeps_its_last_and_stopped_steps(
+        loop: Trace) -> None:
+    assert len(trace_message(loop)) > MAX_RESULT_BYTES
+    trace = copy.deepcopy(loop)
+    went = _thinned(trace, MAX_RESULT_BYTES)
+    assert went and went[0] == ("in the steps before the last, tensors and arrays keep their "
+                                "first 100 values and the norm of all of them")
+    kept = [i for i, s in enumerate(loop.steps) if s.stopped or i == len(loop.steps) - 1]
+    assert kept == [len(loop.steps) - 1] and bool(loop.steps[-1].stopped) is (not loop.ok)
+    last, whole = trace.steps[-1], loop.steps[-1]
+    assert (last.variables, last.locals, trace.variables) == (
+        whole.variables, whole.locals, loop.variables)
+    if not loop.ok:  # stopped in the function: its locals, `h` a whole 10,000-value tensor
+        assert last.locals is not None and last.locals["h"].numel == 10_000
+        assert last.locals["h"].values == whole.locals["h"].values
+    cut = 0  # locals cut to a leading block
+    for thin, full in zip(trace.steps[:-1], loop.steps[:-1], strict=True):
+        assert (thin.locals is None) == (full.locals is None)
+        for variables, of in ((thin.variables, full.variables), (thin.locals, full.locals)):
+            for name, info in (variables or {}).items():
+                _cut_from(asdict(info), asdict(of[name]))
+                cut += variables is thin.locals and info != of[name]
+    assert cut > 100
+
+
+def test_the_levels_thin_older_locals_and_spare_the_stopped_step(loop: Trace) -> None:
+    trace = copy.deepcopy(loop)
+    trace.steps.append(copy.deepcopy(trace.steps[-2]))  # the stopped step no longer last
+    trace.steps[-3].stopped = True
+    for level, _, _ in LEVELS:
+        level(trace)
+    for i, (thin, full) in enumerate(zip(trace.steps, [*loop.steps, loop.steps[-2]],
+                                         strict=True)):
+        assert (thin.locals is None) == (full.locals is None), i
+        if thin.stopped or i == len(trace.steps) - 1:  # cut to 10 at most, never dropped
+            for name, info in (thin.locals or {}).items():
+                _cut_from(asdict(info), asdict(full.locals[name]))
+            assert thin.variables.keys() == full.variables.keys()
+        else:
+            assert thin.variables == {} and thin.locals in (None, {})

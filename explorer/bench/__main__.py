@@ -21,8 +21,12 @@ In one process and one run (the machine is noisy, so results are ratios and medi
    (explorer.bench.rerun);
 9. every pattern the server matches against a run's or a visitor's text, attacked with text
    made to make it backtrack (explorer.bench.patterns): the slowest;
+10. steps inside loops (explorer.bench.lines): a 500-iteration training loop (a fixed tensor,
+   and a DataLoader) by plain exec, by execute() with line steps and with Limits(line_steps=0),
+   turn about, medians; and its record as it crosses the wire, thinned to fit;
 
-then PASS/MISS for each target. `--quick` uses tiny sizes and few runs (tests/test_bench.py).
+then PASS/MISS for each target. `--quick` uses tiny sizes and few runs (tests/test_bench.py);
+`--lines` measures section 10 alone, with its targets.
 `--browser` instead times, in Debian's Chromium, Run → graph visible on the Graph page, and
 Run → replay picture on the Backward page (a tab's first run and its later ones);
 `--classroom` plays a class of learners over Streamlit's websocket (explorer.bench.classroom).
@@ -31,11 +35,14 @@ Run → replay picture on the Backward page (a tab's first run and its later one
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+from collections.abc import Callable
 
 from explorer.bench.browser import browser
 from explorer.bench.classroom import classroom
-from explorer.bench.report import measure, render
+from explorer.bench.lines import line_targets, measure_lines, section
+from explorer.bench.report import POOL_SIZE, measure, render
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -49,6 +56,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--classroom", action="store_true",
                         help="a class of learners over the websocket instead "
                              "(explorer.bench.classroom)")
+    parser.add_argument("--lines", action="store_true",
+                        help="only section 10, steps inside loops (explorer.bench.lines)")
     args = parser.parse_args(argv)
 
     def progress(what: str) -> None:
@@ -56,10 +65,23 @@ def main(argv: list[str] | None = None) -> None:
 
     if args.classroom:
         print("\n".join(classroom(args.quick, progress)))
+    elif args.lines:
+        print("\n".join(lines_alone(args.quick, progress)))
     elif args.browser:
         print(browser(args.quick, progress, args.against))
     else:
         print(render(measure(args.quick, progress)))
+
+
+def lines_alone(quick: bool, progress: Callable[[str], None]) -> list[str]:
+    """Section 10 and its targets, with torch's threads as a worker of the pool has them."""
+    import torch
+
+    torch.set_num_threads(max(1, (os.cpu_count() or 1) // POOL_SIZE))
+    lines = measure_lines(quick, 2 if quick else 7, progress)
+    return [f"torch {torch.__version__}, {torch.get_num_threads()} thread(s), load average "
+            f"{os.getloadavg()[0]:.2f} at the end", *section(lines), "== Targets ==",
+            *(f"{'PASS' if ok else 'MISS'}  {text}" for ok, text in line_targets(lines))]
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from explorer.bench.lessons import Lesson, fits, measure_lessons
+from explorer.bench.lines import Lines, line_targets, measure_lines, section
 from explorer.bench.memory import Memory, measure_memory
 from explorer.bench.patterns import BOUND_S, Worst, server_patterns, worst
 from explorer.bench.pipeline import SCALE_LIMITS, bare_time
@@ -59,6 +60,7 @@ class Report:
     lessons: list[Lesson] = field(default_factory=list)
     rerun: Rerun | None = None
     patterns: dict[str, Worst] = field(default_factory=dict)  # by where the pattern is
+    lines: Lines | None = None
 
 
 def measure(quick: bool, progress: Callable[[str], None]) -> Report:
@@ -87,6 +89,7 @@ def measure(quick: bool, progress: Callable[[str], None]) -> Report:
         for ops in sizes:
             progress(f"stages in this process, chain of {ops}")
             report.stages.append(measure_stages(ops, 1 if quick else 3))
+        report.lines = measure_lines(quick, 2 if quick else 7, progress)
         for ops in sizes:
             progress(f"pipeline, torchviz and the explorer's drawing, chain of {ops}")
             report.scales.append(measure_scale(pool, ops, 2 if quick else 3 if ops >= 1_000
@@ -106,7 +109,7 @@ def measure(quick: bool, progress: Callable[[str], None]) -> Report:
 
 
 def render(report: Report) -> str:
-    """The report as text: environment, nine sections, targets."""
+    """The report as text: environment, ten sections, targets."""
     out = [f"Autograd Explorer benchmark{' (quick)' if report.quick else ''}: Python "
            f"{platform.python_version()}, {_versions()}, {os.cpu_count()} CPUs, load average "
            f"{report.load:.2f} at the start and {os.getloadavg()[0]:.2f} at the end; "
@@ -205,6 +208,8 @@ def render(report: Report) -> str:
             "backtrack most, up to the longest text the server matches.",
             table(["pattern", "chars", "ms"],
                   [[name, f"{w.length:,}", ms(w.seconds)] for name, w in slowest]), ""]
+    assert report.lines is not None
+    out += section(report.lines)
     out += ["== Targets ==", *targets(report)]
     return "\n".join(out)
 
@@ -225,6 +230,8 @@ def targets(report: Report) -> list[str]:
     growth = max(memory.zygote[1] - memory.zygote[0], memory.parent[1] - memory.parent[0])
     rerun = report.rerun
     assert rerun is not None
+    lines = report.lines
+    assert lines is not None
     return [
         verdict(not slow, f"seed programs but training loops p50 < {SEED_TARGET_MS:.0f} ms "
                 f"warm: {len(quick) - len(slow)} of {len(quick)} under; median p50 "
@@ -264,7 +271,8 @@ def targets(report: Report) -> list[str]:
         verdict(max(w.seconds for w in report.patterns.values()) < BOUND_S,
                 f"every server pattern < {BOUND_S * 1000:.0f} ms on any text: the slowest of "
                 f"{len(report.patterns)} took "
-                f"{ms(max(w.seconds for w in report.patterns.values()))} ms")]
+                f"{ms(max(w.seconds for w in report.patterns.values()))} ms"),
+*(verdict(ok, text) for ok, text in line_targets(lines))]
 
 
 def _versions() -> str:

@@ -33,8 +33,7 @@ from explorer.record.graph import Ids, record
 from explorer.record.modules import Modules
 from explorer.record.snapshot import leading_block, tensor_values
 from explorer.safety.sandbox import FILENAME
-from explorer.trace.schema import (Call, EngineStep, Gradient, Graph, LeafGrad, Round,
-                                   Summary)
+from explorer.trace.schema import Call, EngineStep, Gradient, Graph, LeafGrad, Round, Summary
 
 FIRST = 10  # a program's first backward calls recorded in full; later, 2 * FIRST, 4 * FIRST…
 VALUES = 100  # values kept per gradient tensor

@@ -10,6 +10,7 @@ parent kills what a clock cannot interrupt.
 from __future__ import annotations
 
 import ast
+import inspect
 import random
 import signal
 import sys
@@ -80,7 +81,7 @@ def execute(code: str, *, device: str = "cpu", limits: Limits = Limits(),
                   threads=torch.get_num_threads())
     steps = _Steps(trace, namespace, out, limits, Ids(), Modules())
     found = plan(program.tree)
-    lines = Lines(found, steps.inner, limits.line_steps)
+    lines = Lines(found, steps.inner, limits.line_steps, limits.line_values)
     namespace.update(lines.hooks())
     stopped: Where | None = None
     with warnings.catch_warnings(record=True) as caught:
@@ -161,9 +162,13 @@ class _Steps:
         local = _locals(self.frame or _program_function())
         return _user_variables(self.namespace) | (local or {})
 
-    def inner(self, place: Place, where: Where) -> None:
-        """The step after the line at `place` inside the statement running."""
+    def inner(self, place: Place, where: Where) -> int:
+        """The step after the line at `place` inside the statement running; the tensor and
+        array elements it described."""
         self.take(place.line, place.end_line, where, self.line)
+        step = self.trace.steps[-1]
+        return sum(v.numel or 0 for v in (*step.variables.values(),
+                                          *(step.locals or {}).values()))
 
     def take(self, line: int, end_line: int, where: Where | None = None,
              within: int | None = None, stopped: bool = False) -> None:
@@ -209,8 +214,8 @@ def _locals(frame: FrameType | None) -> dict[str, Any] | None:
 
 def _program_function() -> FrameType | None:
     """The innermost of the program's functions running, if any."""
-    return next((f for f, _ in running(sys._getframe(1)) if f.f_code.co_name != "<module>"),
-                None)
+    return next((f for f, _ in running(sys._getframe(1))
+                 if f.f_code.co_flags & inspect.CO_OPTIMIZED), None)
 
 
 def _user_variables(namespace: dict[str, Any]) -> dict[str, Any]:

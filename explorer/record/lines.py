@@ -14,6 +14,8 @@ known before it runs (a range, a sequence, a tensor, a DataLoader of torch's own
 from __future__ import annotations
 
 import ast
+import inspect
+import operator
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -21,6 +23,8 @@ from types import FrameType
 from typing import Any
 
 import torch
+from torch.utils.data import DataLoader
+from torch.utils.data.dataloader import _BaseDataLoaderIter
 
 from explorer.record.backward import kept
 from explorer.safety.sandbox import FILENAME
@@ -160,7 +164,12 @@ def _guard(statement: ast.stmt) -> bool:
 
 def _walks(loop: ast.For | ast.While) -> str:
     """A loop's name: its target as written (`epoch`, `i, (x, y)`), or `while`."""
-    return ast.unparse(loop.target)[:80] if isinstance(loop, ast.For) else "while"
+    if not isinstance(loop, ast.For):
+        return "while"
+    written = ast.unparse(loop.target)
+    if isinstance(loop.target, ast.Tuple) and written.startswith("("):
+        written = written[1:-1]  # unparse brackets a tuple the program may not have
+    return written[:80]
 
 
 def _call(hook: str, *numbers: int | ast.expr) -> ast.Call:
@@ -180,14 +189,19 @@ class Where:
 
 
 class Lines:
-    """The hooks a planned program calls. `record(place, where)` makes the step; it is not
-    called while the engine runs a backward pass (a custom Function's backward, a hook), in a
-    torch.func transform, or once `most` steps were made."""
+    """The hooks a planned program calls. `record(place, where)` makes the step and says how
+    many tensor and array elements it described; it is not called while the engine runs a
+    backward pass (a custom Function's backward, a hook), in a torch.func transform, or once
+    `most` steps were made or they described `values` elements (a state of big tensors costs
+    its values' time at every line)."""
 
-    def __init__(self, found: Plan, record: Callable[[Place, Where], None], most: int) -> None:
+    def __init__(self, found: Plan, record: Callable[[Place, Where], int], most: int,
+                 values: int) -> None:
         self.plan = found
         self.record = record
         self.most = most
+        self.values = values
+        self.described = 0
         self.made = 0
         self.passed = 0  # lines run in rounds not kept
         self.over = 0  # lines run after `most` steps
@@ -229,22 +243,21 @@ class Lines:
             self.passed += 1
         elif torch._C._current_graph_task_id() != -1 or _transformed():
             return
-        elif self.made >= self.most:
+        elif self.made >= self.most or self.described >= self.values:
             self.over += 1
         else:
             self.made += 1
-            self.record(place, self.where(frames, place.loops))
+            self.described += self.record(place, self.where(frames, place.loops))
 
     def _kept(self, frames: list[tuple[FrameType, int]], loops: tuple[int, ...]) -> bool:
         """Whether every loop around the innermost of `frames` (at `loops`) is in a round
         kept."""
-        for frame, line in frames:
-            for number in loops:
+        for index, (frame, line) in enumerate(frames):
+            for number in loops if index == 0 else self.plan.around.get(line, ()):
                 key = (id(frame), number)
                 count = self._rounds.get(key, 1)
                 if not kept(count) and count != self._lengths.get(key):
                     return False
-            loops = self.plan.around.get(line, ())
         return True
 
     def where(self, frames: list[tuple[FrameType, int]],
@@ -256,7 +269,7 @@ class Lines:
         calls: list[str] = []
         innermost = None
         for frame, line in frames:
-            if frame.f_code.co_name != "<module>":
+            if frame.f_code.co_flags & inspect.CO_OPTIMIZED:  # a function's, not a class body's
                 calls.append(frame.f_code.co_qualname.replace(".<locals>", ""))
                 innermost = innermost or frame
             numbers = self.plan.around.get(line, ()) if loops is None else loops
@@ -278,7 +291,9 @@ class Lines:
             said.append(f"{self.passed:,} lines ran in rounds not kept (a loop's first ten, "
                         "then rounds 20, 40, 80… and its last where its length is known)")
         if self.over:
-            said.append(f"{self.over:,} lines ran after the first {self.most:,} inner steps")
+            said.append(f"{self.over:,} lines ran after the first {self.made:,} inner steps "
+                        f"(the most kept: {self.most:,} steps, or {self.values:,} tensor "
+                        "values described)")
         return None if not said else ("Lines inside loops and functions are steps of their "
                                       f"own; not recorded: {'; '.join(said)}.")
 
@@ -320,14 +335,27 @@ def _transformed() -> bool:
 
 def _length(iterable: Any) -> int | None:
     """How many rounds a `for` over `iterable` runs, where that is known without running the
-    program's code: a sized builtin or tensor, or a DataLoader of torch's own parts."""
-    if isinstance(iterable, SIZED) and type(iterable).__module__ in ("builtins", "torch"):
+    program's code: a sized builtin or tensor, a builtin iterator over one (`enumerate`,
+    `zip` of them), or a DataLoader (or its iterator) of torch's own parts."""
+    kind = type(iterable)
+    if kind in (enumerate, zip):  # their own reduce names what they walk, running nothing
+        lengths = [_length(part) for part in iterable.__reduce__()[1]
+                   if not isinstance(part, int)]
+        return None if None in lengths or not lengths else min(lengths)  # type: ignore[type-var]
+    if isinstance(iterable, SIZED) and kind.__module__ in ("builtins", "torch"):
         return len(iterable) if not isinstance(iterable, torch.Tensor) or iterable.dim() else None
-    if isinstance(iterable, torch.utils.data.DataLoader) and all(
-            type(part).__module__.startswith("torch.") for part in (
-                iterable, iterable.dataset, iterable.batch_sampler or iterable.sampler)):
+    if kind.__module__ == "builtins" and kind.__name__.endswith("iterator"):
+        return operator.length_hint(iterable)  # a list's, a range's...: what is left of it
+    if isinstance(iterable, DataLoader):
+        parts = (iterable, iterable.dataset, iterable.sampler, iterable.batch_sampler)
+    elif isinstance(iterable, _BaseDataLoaderIter):
+        parts = (iterable, iterable._dataset, iterable._index_sampler,
+                 getattr(iterable._index_sampler, "sampler", None))
+    else:
+        return None
+    if all(part is None or type(part).__module__.startswith("torch.") for part in parts):
         try:
             return len(iterable)
-        except TypeError:
+        except TypeError:  # an iterable dataset: no length
             return None
     return None

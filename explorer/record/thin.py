@@ -2,10 +2,11 @@
 note saying what went. Runs inside a worker, after the program.
 
 What is kept longest is what a visitor came for: the output, the error, the program's state
-after its last statement and that statement's graph. The loss curve goes to 2,000 points
-first, then older steps: their values cut to a leading block (with the norm of all of them),
-their graphs, the backward calls before the last, their variables; last the values of the
-last state and of the last replay.
+after its last statement (or where its error stopped a line) and that statement's graph. The
+loss curve goes to 2,000 points first, then older steps: their values cut to a leading block
+(with the norm of all of them), their graphs, the backward calls before the last, their
+variables; last the values of the last state and of the last replay. A step's `locals` (the
+variables of the function it ran in) go with its variables, level by level.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 
 from msgspec.structs import replace
 
-from explorer.trace import Trace
+from explorer.trace import Step, Trace
 from explorer.trace.schema import Variable
 from explorer.trace.wire import MAX_RESULT_BYTES, message, parts
 
@@ -76,22 +77,32 @@ def _fewer_summaries(trace: Trace) -> str | None:
             "calls, evenly apart, the first and the last among them")
 
 
+def _older(trace: Trace) -> list[Step]:
+    """The steps before the last, but one where the run's error stopped a line."""
+    return [step for step in trace.steps[:-1] if not step.stopped]
+
+
+def _kept(trace: Trace) -> list[Step]:
+    """The steps thinned last: the last, and one where the run's error stopped a line."""
+    return [step for step in trace.steps if step.stopped or step is trace.steps[-1]]
+
+
 def _older_values(cap: int) -> Level:
     def thin(trace: Trace) -> str | None:
-        older = trace.steps[:-1]
-        cut = [_cut(step.variables, cap) for step in older]
-        if all(new is step.variables for step, new in zip(older, cut, strict=True)):
+        cut = [(step, _cut(step.variables, cap), _cut_locals(step.locals, cap))
+               for step in _older(trace)]
+        if all(v is s.variables and x is s.locals for s, v, x in cut):
             return None
-        for step, variables in zip(older, cut, strict=True):
-            step.variables = variables
+        for step, variables, local in cut:
+            step.variables, step.locals = variables, local
         return (f"in the steps before the last, tensors and arrays keep their first {cap} "
                 "values and the norm of all of them")
     return thin
 
 
 def _older_graphs(trace: Trace) -> str | None:
-    last = trace.steps[-1].graph if trace.steps else None
-    older = [step for step in trace.steps[:-1] if step.graph not in (None, last)]
+    shown = {step.graph for step in _kept(trace)}
+    older = [step for step in _older(trace) if step.graph not in (None, *shown)]
     if not older:
         return None
     for step in older:
@@ -109,20 +120,23 @@ def _older_calls(trace: Trace) -> str | None:
 
 
 def _older_variables(trace: Trace) -> str | None:
-    if not any(step.variables for step in trace.steps[:-1]):
+    older = _older(trace)
+    if not any(step.variables or step.locals for step in older):
         return None
-    for step in trace.steps[:-1]:
-        step.variables = {}
+    for step in older:  # a step in a function stays one: its locals `{}`, not None
+        step.variables, step.locals = {}, None if step.locals is None else {}
     return "the steps before the last keep their line and output, not their variables"
 
 
 def _last_values(trace: Trace) -> str | None:
-    last = trace.steps[-1] if trace.steps else None
+    kept = _kept(trace)
     cut = _cut(trace.variables, 10)
-    if cut is trace.variables and (last is None or _cut(last.variables, 10) is last.variables):
+    if cut is trace.variables and all(_cut(s.variables, 10) is s.variables and _cut_locals(
+            s.locals, 10) is s.locals for s in kept):
         return None
-    if last is not None:
-        last.variables = cut if last.variables is trace.variables else _cut(last.variables, 10)
+    for step in kept:
+        step.variables = cut if step.variables is trace.variables else _cut(step.variables, 10)
+        step.locals = _cut_locals(step.locals, 10)
     trace.variables = cut
     return "the last state's tensors and arrays keep their first 10 values"
 
@@ -157,6 +171,11 @@ def _cut(variables: Variables, cap: int) -> Variables:
     `variables` itself if none is cut."""
     cut = {name: _cut_one(info, cap) for name, info in variables.items()}
     return variables if all(cut[name] is info for name, info in variables.items()) else cut
+
+
+def _cut_locals(local: Variables | None, cap: int) -> Variables | None:
+    """A step's locals cut as `_cut` cuts variables (None, not in a function, stays so)."""
+    return None if local is None else _cut(local, cap)
 
 
 def _cut_one(info: Variable, cap: int) -> Variable:

@@ -16,6 +16,7 @@ class Limits:
     value_elements: int = 1_000  # values kept per tensor/array in a Snapshot (at least this many)
     steps: int = 1_000  # top-level statements recorded; later ones still run
     line_steps: int = 2_000  # lines recorded inside them (loops, blocks, functions)
+    line_values: int = 20_000_000  # tensor and array elements those lines' states hold, all told
     graph_nodes: int = 20_000  # nodes of one autograd graph drawn
 
 

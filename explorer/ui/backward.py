@@ -23,6 +23,7 @@ from explorer.ui import predict
 from explorer.ui.graph import layout_failed
 from explorer.ui.link import keep, restore
 from explorer.ui.steps import after_line, mark, number_table, pause, step_controls
+from explorer.views import places
 from explorer.views.animation import HOVER, NUMBERS_UP_TO, figure, growing, left_off, waiting
 from explorer.views.export import animation_html, animation_view
 from explorer.views.numbers import exact, flat, number
@@ -129,9 +130,16 @@ def _call(page: str, trace: Trace, lang: str, chosen: int | None) -> Call | None
     if st.session_state.get(key) not in calls:  # a new run: its last call
         st.session_state[key] = trace.backward[-1].call
     call = calls[st.selectbox(text("backward_call", lang), list(calls), key=key,
-                              format_func=lambda n: f"#{n} ({calls[n].kind})")]
+                              format_func=lambda n: _call_name(calls[n], lang))]
     keep("call", call.call)
     return call
+
+
+def _call_name(call: Call, lang: str) -> str:
+    """A recorded call as the call list names it: its number, its kind and the rounds of the
+    loops it ran in ("#3 (backward) · epoch round 2/3 · i round 1")."""
+    rounds = places.rounds_short(call.rounds, lang)
+    return f"#{call.call} ({call.kind})" + (f" · {rounds}" if rounds else "")
 
 
 def _position(page: str, call: Call, line: Timeline, lang: str) -> int:

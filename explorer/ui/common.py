@@ -43,12 +43,23 @@ CSS = """<style>
   width: auto !important; flex: 1 1 0 !important; }
 [class*="st-key-steps-"] button { padding-left: .2rem; padding-right: .2rem; }
 [class*="st-key-steps-"] button p { white-space: nowrap; }
+/* Under them, one row too: step inside loops, a round back and on (steps._loop_row). */
+[class*="st-key-loops-"] [data-testid="stHorizontalBlock"] { flex-wrap: nowrap !important;
+  gap: .35rem !important; }
+[class*="st-key-loops-"] [data-testid="stColumn"] { min-width: 0 !important;
+  width: auto !important; flex: 1 1 0 !important; }
+[class*="st-key-loops-"] [data-testid="stColumn"]:first-child { flex: 2 1 0 !important; }
+[class*="st-key-loops-"] button { padding-left: .2rem; padding-right: .2rem; }
+[class*="st-key-loops-"] button p { white-space: nowrap; }
 @media (max-width: 640px) {
   [data-testid="stMainBlockContainer"] { padding-top: 2.5rem; padding-left: 1rem;
     padding-right: 1rem; }
   [class*="st-key-steps-"] button { padding-left: .1rem; padding-right: .1rem; }
   [class*="st-key-steps-"] button p { font-size: .75rem; }
   [class*="st-key-steps-"] button kbd { display: none; } /* the key's hint: no room */
+  [class*="st-key-loops-"] button { padding-left: .1rem; padding-right: .1rem; }
+  [class*="st-key-loops-"] p { font-size: .75rem; }
+  [class*="st-key-loops-"] button kbd { display: none; }
 }
 </style>"""
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import streamlit as st
 
 from explorer.content.i18n import text
 from explorer.content.markdown import plain
-from explorer.ui.common import may_run, pool
+from explorer.ui.common import LIMITS, may_run, pool
 from explorer.ui.link import keep, take
 from explorer.ui.steps import error_panel
 from explorer.views.custom import (
@@ -35,6 +36,7 @@ CSS = """<style>
 [class*="st-key-jacobian-"] th, [class*="st-key-jacobian-"] td {
   font-size: .75rem !important; padding: .1rem .35rem !important; white-space: nowrap; }
 </style>"""
+CHECK_LIMITS = replace(LIMITS, line_steps=0)  # the check's variables are read, not its lines
 CHECKED = "custom.check"  # (program, its Function classes, their check, its Trace or None)
 
 
@@ -51,7 +53,7 @@ def gradient_check(code: str, lang: str) -> None:
         result = None
         if names:
             with st.spinner(text("gradcheck_running", lang)):
-                result = pool().run(program)
+                result = pool().run(program, limits=CHECK_LIMITS)
         st.session_state[CHECKED] = checked = (code, names, program, result)
     _, names, program, result = checked
     if result is None:

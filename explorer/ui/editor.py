@@ -21,7 +21,8 @@ def editor(name: str, language: str, run_on: str,
     page's last Trace, and what draws the code itself in its place: called after the page
     has shown the run, so that it marks what the page marked (`_marks`)."""
     code_key, trace_key = f"{name}.code", f"{name}.trace"
-    st.session_state.pop(f"{name}.marked", None)  # marked anew by this run's page
+    for marked in ("marked", "marked_where"):  # marked anew by this run's page
+        st.session_state.pop(f"{name}.{marked}", None)
     linked = take("code")
     fresh = linked != st.session_state.get(code_key) or trace_key not in st.session_state
     if linked is not None and fresh:  # shown in the editor, then run like any other program
@@ -61,9 +62,11 @@ def editor(name: str, language: str, run_on: str,
         st.session_state[f"{name}.step"] = max(len(trace.steps), 1)
     def draw() -> None:
         with slot:
+            marks = _marks(name)
             code_editor(f"{name}.editor", st.session_state[code_key], text("code", language),
-                        **_marks(name), on_run=run_now,
+                        **marks, on_run=run_now,
                         on_edit=lambda code: st.session_state.update({code_key: code}))
+            _where(name, language, marks["step"])
     return st.session_state.get(trace_key), draw
 
 
@@ -81,6 +84,16 @@ def _marks(name: str) -> dict[str, Any]:
     return {"step": step or ((shown.line, shown.end_line) if shown else None),
             "error": error and {"line": error.line,
                                 "message": f"{error.type}: {error.message}"[:300]}}
+
+
+def _where(name: str, language: str, marked: tuple[int, int] | None) -> None:
+    """Under the editor, the rounds of the loops and the function the `marked` line ran in,
+    as the page's caption says them (explorer.ui.steps.mark): beside the line, where a phone
+    shows that caption further down."""
+    where = st.session_state.get(f"{name}.marked_where")
+    if marked and where:
+        line = text("line_short", language, line=marked[0])
+        st.caption(f":material/repeat: {line} · {where}")
 
 
 def open_program(name: str, page_path: str | None, code: str) -> None:

@@ -23,6 +23,7 @@ from explorer.ui.code_editor import ASSETS
 from explorer.ui.common import SETTINGS
 from explorer.ui.link import keep, restore
 from explorer.ui.steps import Made
+from explorer.views.carried import alive
 from explorer.views.export import trace_json
 from explorer.views.graph_page import Options, defaults, drawn
 from explorer.views.numbers import exact
@@ -245,6 +246,9 @@ def graph_at_step(page: str, trace: Trace, index: int, lang: str,
     for note in _grouped(shown, lang) + ([_freed(shown, lang)] if saved else []):
         if note:
             st.caption(note)
+    if (living := alive(trace, index)) is not None:
+        st.caption(" ".join([text("alive_nodes", lang, nodes=living.nodes),
+                             *(keeper.said(lang) for keeper in living.keepers)]))
     if expand or any(not n.folded for g in shown.groups if (n := shown.nodes.get(g))):
         st.checkbox(text("expand", lang), key=f"{page}.expand")
         keep("expand", expand)

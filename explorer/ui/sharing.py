@@ -13,7 +13,7 @@ from explorer.content.markdown import code_span, plain
 from explorer.trace import Trace, Variables
 from explorer.trace.schema import Variable
 from explorer.ui.link import keep, restore
-from explorer.ui.steps import after_line, error_panel, step_controls, unfinished_note
+from explorer.ui.steps import after_line, error_panel, trace_controls
 from explorer.views.numbers import written_each
 from explorer.views.present import kept, statement
 from explorer.views.sharing import (
@@ -68,10 +68,10 @@ def pair_view(page: str, trace: Trace, code: str, lang: str) -> None:
         st.session_state.update({f"{page}.left": pair[0], f"{page}.right": pair[1],
                                  f"{page}.step": last_change(trace, *pair) + 1,
                                  f"{page}.paired": trace})
-    index = step_controls(f"{page}.step", len(trace.steps), lang)
+    index = trace_controls(f"{page}.step", trace.steps, lang)
     step = trace.steps[index]
     before = trace.steps[index - 1].variables if index else {}
-    after_line(page, step, lang, left_out=unfinished_note(trace, code, lang, index))
+    after_line(page, step, lang)
     st.code(statement(code, step.line, step.end_line), language="python")
     for side in SIDES:
         restore(side, f"{page}.{side}", names)

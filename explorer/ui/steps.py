@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from bisect import bisect_left
+from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 import pandas
@@ -11,13 +12,12 @@ import streamlit as st
 
 from explorer.content.i18n import text
 from explorer.content.markdown import code_span, plain
-from explorer.trace import Step, Trace, Variables
-from explorer.ui.common import LIMITS
+from explorer.trace import Step, Trace
 from explorer.ui.link import keep, restore
+from explorer.views import places
 from explorer.views.numbers import PRECISION, full_decimals, parsed, writer, written, written_each
 from explorer.views.present import kept, statement, variable_rows
 from explorer.views.scene import Scene, scene
-from explorer.views.unfinished import unfinished
 
 SPEEDS = {"slow": 1.5, "normal": 0.8, "fast": 0.3}  # seconds a step stays when playing
 KEYS = {"back": "Left", "forward": "Right"}  # keyboard shortcuts of a player's controls
@@ -34,42 +34,88 @@ def step_controls(key: str, count: int, lang: str, param: str = "step",
     also plays the steps one after another (Space plays and pauses), at a speed of the
     learner's choice: one page may have one player, or one set of keys. `place` names step
     n (1-based) on the slider, as the page's picture does, instead of its number."""
+    return _controls(key, range(1, count + 1), lang, param, player, keys, place) - 1
+
+
+def trace_controls(key: str, steps: Sequence[Step], lang: str, param: str = "step",
+                   keys: bool = False) -> int:
+    """`step_controls` over a run's steps; returns the chosen step's index (0-based). Where
+    the program ran lines inside loops or functions, the slider names each step's line and
+    rounds (explorer.views.places), and a row under it holds whether to step inside them
+    (else over whole top-level statements) and the same line a round back or on (with
+    `keys`, Shift+← and Shift+→)."""
+    if not places.inner(steps):
+        return step_controls(key, len(steps), lang, param, keys=keys)
+    inside = st.session_state.setdefault(f"{key}.inside", True)
+    stops = [i + 1 for i in places.stops(steps, inside)]
+    index = _controls(key, stops, lang, param, False, keys,
+                      lambda n: places.place(steps[n - 1], lang)) - 1
+    _loop_row(key, steps, index, lang, keys)
+    return index
+
+
+def _controls(key: str, stops: Sequence[int], lang: str, param: str, player: bool,
+              keys: bool, place: Callable[[int], str] | None) -> int:
+    """The controls over the steps `stops` (1-based, ascending) as `step_controls` says;
+    returns the chosen one. A step shown that is not among them (the learner folded the
+    lines inside a statement) becomes the first stop after it."""
     restore(param, key)
-    st.session_state[key] = max(1, min(st.session_state.get(key, count), count))
-
-    def move(to: int) -> None:
-        st.session_state[key] = max(1, min(to, count))
-        st.session_state[f"{key}.playing"] = False
-
-    now = st.session_state[key]
-    labels = (("first", 1), ("back", now - 1), ("forward", now + 1), ("last", count))
-    playing = player and count > 1
+    now = st.session_state[key] = places.folded(stops, st.session_state.get(key, stops[-1]))
+    at = bisect_left(stops, now)
+    labels = (("first", stops[0]), ("back", stops[at - 1] if at else None),
+              ("forward", stops[at + 1] if at + 1 < len(stops) else None),
+              ("last", stops[-1]))
+    playing = player and len(stops) > 1
     with st.container(key=f"steps-{key}"):  # one row on every screen (explorer.ui.common)
         columns = st.columns(5 if playing else 4, gap="small")
     for column, (label, to) in zip(columns[:2] + columns[-2:], labels, strict=True):
-        column.button(text(label, lang), key=f"{key}.{label}", on_click=move, args=(to,),
-                      disabled=to == now or not 1 <= to <= count, width="stretch",
+        column.button(text(label, lang), key=f"{key}.{label}", on_click=_move, args=(key, to),
+                      disabled=to is None or to == now, width="stretch",
                       shortcut=KEYS.get(label) if player or keys else None)
     if playing:
-        _player(key, count, lang, columns[2], place)
-    elif count > 1:
-        _slider(st, key, count, lang, place)
+        _player(key, stops, lang, columns[2], place)
+    elif len(stops) > 1:
+        _slider(st, key, stops, lang, place)
     keep(param, st.session_state[key])
-    return st.session_state[key] - 1
+    return st.session_state[key]
 
 
-def _slider(where: Any, key: str, count: int, lang: str,
+def _move(key: str, to: int) -> None:
+    """Show step `to` (1-based) of the controls `key`, and stop playing."""
+    st.session_state[key] = to
+    st.session_state[f"{key}.playing"] = False
+
+
+def _loop_row(key: str, steps: Sequence[Step], index: int, lang: str, keys: bool) -> None:
+    """Under the controls, one row: step inside loops and functions or over them, then the
+    same line a round of its loops back and on (explorer.views.places.other_round)."""
+    inside = f"{key}.inside"
+    st.session_state[f"{inside}.widget"] = st.session_state[inside]  # outlives page switches
+    with st.container(key=f"loops-{key}"):  # one row on every screen (explorer.ui.common)
+        toggle, back, on = st.columns([2, 1, 1], gap="small", vertical_alignment="center")
+    toggle.toggle(text("inside_steps", lang), key=f"{inside}.widget",
+                  help=text("inside_steps_help", lang),
+                  on_change=lambda: st.session_state.update(
+                      {inside: st.session_state[f"{inside}.widget"]}))
+    for column, label, later, shortcut in ((back, "round_back", False, "Shift+Left"),
+                                           (on, "round_forward", True, "Shift+Right")):
+        to = places.other_round(steps, index, later)
+        column.button(text(label, lang), key=f"{key}.{label}", on_click=_move,
+                      args=(key, (to or 0) + 1), disabled=to is None, width="stretch",
+                      help=text(f"{label}_help", lang), shortcut=shortcut if keys else None)
+
+
+def _slider(where: Any, key: str, stops: Sequence[int], lang: str,
             place: Callable[[int], str] | None) -> None:
-    """The slider over steps 1..`count` in `where` (a container, or st), each named by
-    `place`."""
+    """The slider over steps `stops` in `where` (a container, or st), each named by `place`
+    (else numbered: then they are 1..n)."""
     if place is None:
-        where.slider(text("step", lang), 1, count, key=key)
+        where.slider(text("step", lang), stops[0], stops[-1], key=key)
     else:
-        where.select_slider(text("step", lang), list(range(1, count + 1)), key=key,
-                            format_func=place)
+        where.select_slider(text("step", lang), list(stops), key=key, format_func=place)
 
 
-def _player(key: str, count: int, lang: str, button: Any,
+def _player(key: str, stops: Sequence[int], lang: str, button: Any,
             place: Callable[[int], str] | None = None) -> None:
     """Play / pause (in the column `button`, amid the step buttons), then the slider and the
     speed; while playing, the page moves one step on each tick."""
@@ -77,14 +123,14 @@ def _player(key: str, count: int, lang: str, button: Any,
 
     def toggle() -> None:
         st.session_state[playing] = not st.session_state.get(playing, False)
-        if st.session_state[playing] and st.session_state[key] >= count:
-            st.session_state[key] = 1  # played to the end: from the start again
+        if st.session_state[playing] and st.session_state[key] >= stops[-1]:
+            st.session_state[key] = stops[0]  # played to the end: from the start again
 
     on = st.session_state.get(playing, False)
     button.button(text("pause" if on else "play", lang), key=f"{key}.play", on_click=toggle,
                   shortcut="Space", type="primary" if on else "secondary", width="stretch")
     slider, speed = st.columns([4, 3], vertical_alignment="bottom")
-    _slider(slider, key, count, lang, place)
+    _slider(slider, key, stops, lang, place)
     chosen = speed.segmented_control(text("speed", lang), list(SPEEDS), key=f"{key}.speed",
                                      default="normal", format_func=lambda s: text(s, lang),
                                      label_visibility="collapsed") or "normal"
@@ -97,10 +143,10 @@ def _player(key: str, count: int, lang: str, button: Any,
         if not st.session_state.get(playing) or (
                 time.monotonic() - st.session_state[ticked] < SPEEDS[chosen] * 0.8):
             return  # paused since (`pause`), or too soon
-        if st.session_state[key] >= count:
+        if st.session_state[key] >= stops[-1]:
             st.session_state[playing] = False
         else:
-            st.session_state[key] += 1
+            st.session_state[key] = stops[bisect_left(stops, st.session_state[key]) + 1]
         st.rerun()  # the whole page: the picture, the panel and the editor's marks
 
     tick()
@@ -111,11 +157,13 @@ def pause(key: str) -> None:
     st.session_state[f"{key}.playing"] = False
 
 
-def mark(page: str, lines: tuple[int, int] | None) -> None:
+def mark(page: str, lines: tuple[int, int] | None, where: str = "") -> None:
     """The lines (first, last) page `page`'s editor marks in this run, decided where the page
-    draws what they belong to; explorer.ui.editor draws the editor after the page, with
+    draws what they belong to, and `where` they ran (the loops' rounds, the function: markdown,
+    explorer.views.places.details); explorer.ui.editor draws the editor after the page, with
     them."""
     st.session_state[f"{page}.marked"] = lines
+    st.session_state[f"{page}.marked_where"] = where
 
 
 class Made(NamedTuple):
@@ -125,28 +173,16 @@ class Made(NamedTuple):
     lines: tuple[int, int]
 
 
-def after_line(page: str, step: Step, lang: str, made: Made | None = None,
-               left_out: str | None = None) -> None:
-    """"State after line N" over the step shown, and the editor's mark of the same lines; or,
+def after_line(page: str, step: Step, lang: str, made: Made | None = None) -> None:
+    """"State after line N" over the step shown, with the loops' rounds and the function it
+    ran in (explorer.views.places), and the editor's mark of the same lines; or,
     for a node `made` chosen at this step, the line that made it, named first and marked: the
-    one place caption and mark come from, on every page. Then what the state `left_out`, if
-    anything (`unfinished_note`)."""
-    mark(page, made.lines if made else (step.line, step.end_line))
+    one place caption and mark come from, on every page."""
+    where = places.details(step, lang)
+    mark(page, made.lines if made else (step.line, step.end_line), "" if made else where)
     words = text("after_node", lang, line=made.lines[0], node=code_span(made.name),
-                 after=step.line) if made else text("after_line", lang, line=step.line)
-    st.markdown(f"**{words}**")
-    if left_out:
-        st.caption(left_out)
-
-
-def unfinished_note(trace: Trace, code: str, lang: str, index: int | None = None) -> str | None:
-    """What the state at the run's error leaves out, in words: the top-level statement the
-    error stopped part way (explorer.views.unfinished); None where nothing is left out, or
-    step `index`, if given, is not the last (the state at the error)."""
-    if index is not None and index != len(trace.steps) - 1:
-        return None
-    found = unfinished(trace, code, LIMITS.steps)
-    return found.said(lang) if found else None
+                 after=step.line) if made else places.headline(step, lang)
+    st.markdown(f"**{words}**" + (f" · {where}" if where else ""))
 
 
 def show_trace(page: str, trace: Trace, code: str, lang: str, below: Any = None) -> None:
@@ -154,15 +190,13 @@ def show_trace(page: str, trace: Trace, code: str, lang: str, below: Any = None)
     variables and the output go `below` (a container across the page), if given."""
     error_panel(trace, code, lang)
     if trace.steps:
-        index = step_controls(f"{page}.step", len(trace.steps), lang)
+        index = trace_controls(f"{page}.step", trace.steps, lang)
         step = trace.steps[index]
         after_line(page, step, lang)
         st.code(statement(code, step.line, step.end_line), language="python")
-        before = trace.steps[index - 1].variables if index else {}
+        before = trace.steps[index - 1] if index else None
         with below or st.container():  # the table wants the page's width
-            if left_out := unfinished_note(trace, code, lang, index):
-                st.info(left_out, icon=":material/history:")
-            _variables(step.variables, before, lang, page)
+            _variables(step, before, lang, page)
         output = "".join(s.output for s in trace.steps[: index + 1])
         with below or st.container():
             st.markdown(f"**{text('output', lang)}**")
@@ -200,8 +234,9 @@ def error_panel(trace: Trace, code: str, lang: str) -> None:
         if error.explanation:
             st.info(f"**{text('what_it_means', lang)}** — {getattr(error.explanation, lang)}",
                     icon="💡")
-        if left_out := unfinished_note(trace, code, lang):
-            st.warning(left_out, icon=":material/history:")
+        last = trace.steps[-1] if trace.steps else None
+        if last is not None and last.stopped and (where := places.details(last, lang)):
+            st.caption(text("stopped_where", lang, where=where))
         if found is not None:
             _scene(found, code, lang, shown=line)
 
@@ -218,14 +253,20 @@ def _scene(found: Scene, code: str, lang: str, shown: int | None = None) -> None
             st.code(statement(code, found.line, found.line), language="python")
 
 
-def _variables(now: Variables, before: Variables, lang: str, page: str) -> None:
-    rows = variable_rows(now, before)
-    if not rows:
-        st.caption(text("no_variables", lang))
+def _variables(step: Step, before: Step | None, lang: str, page: str) -> None:
+    """The program's variables at `step` (● what changed since `before`), then, in a
+    function, its local variables (Python Tutor's frames); then a variable to look inside (a
+    local one hides a global one of its name, as in Python)."""
+    shown = _table(variable_rows(step.variables, before.variables if before else {}), lang)
+    if step.calls and step.locals is not None:
+        st.markdown(f"**{text('locals_of', lang, call=code_span(f'{step.calls[-1]}()'))}**")
+        same = before is not None and before.calls == step.calls
+        shown |= _table(variable_rows(step.locals, (before.locals or {}) if same else {}),
+                        lang)
+    if not shown:
         return
-    st.table([{text(HEADERS[k], lang) if k in HEADERS else k: v for k, v in row.items()}
-              for row in rows])
     st.caption(f"● {text('changed', lang)}")
+    now = step.variables | (step.locals or {})
     inspectable = [name for name, info in now.items() if info.kind in ("tensor", "ndarray")]
     if not inspectable:
         return
@@ -240,6 +281,17 @@ def _variables(now: Variables, before: Variables, lang: str, page: str) -> None:
             _values(values)
             if said := kept(values, info.numel, norm, lang):
                 st.caption(said)
+
+
+def _table(rows: list[dict[str, Any]], lang: str) -> bool:
+    """A variables table, its headers in the learner's language (of no `rows`, that there are
+    none); whether there was one."""
+    if not rows:
+        st.caption(text("no_variables", lang))
+        return False
+    st.table([{text(HEADERS[k], lang) if k in HEADERS else k: v for k, v in row.items()}
+              for row in rows])
+    return True
 
 
 def _values(values: Any) -> None:

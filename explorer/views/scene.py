@@ -24,6 +24,7 @@ from typing import Any
 from explorer.trace import Trace
 from explorer.trace.graph_view import FREED, MODIFIED, node_lines
 from explorer.trace.schema import Gradient, Graph, Variable
+from explorer.views.carried import made_before_round
 
 # PyTorch's words for a saved tensor changed in place: its type and shape, the node that made
 # it, and its versions. Each part can be read one way only (a repeat inside a repeat of digits
@@ -128,6 +129,10 @@ def _freed(trace: Trace, code: str) -> Scene:
 
     called = trace.backward[-1].graph if trace.backward else None
     nodes = freed(_graph(trace)) or (freed(trace.graphs[called]) if called is not None else ())
+    last = trace.steps[-1] if trace.steps else None
+    if last is not None and last.stopped and last.rounds:  # the round's own graph: the nodes
+        older = made_before_round(trace, len(trace.steps) - 1)  # freed before it began
+        nodes = tuple(n for n in nodes if n in older) or nodes
     said = {"nodes": _names(trace, nodes)}
     error_line = trace.error.line if trace.error else None
     loop = _loop(code, error_line)

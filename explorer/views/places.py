@@ -1,0 +1,87 @@
+"""Where a step is, in words: the line, the rounds of the loops around it and the program's
+functions it ran in; and the steps a learner moves between (every line, or top-level statements
+only; the same line a round before or after). Pure: no Streamlit, no torch."""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Sequence
+
+from explorer.content.i18n import text
+from explorer.content.markdown import code_span
+from explorer.trace import Step
+from explorer.trace.schema import Round
+
+SHORT = 24  # characters of a loop's or function's name in a short label (the slider's)
+
+
+def headline(step: Step, lang: str) -> str:
+    """"State after line N"; of a `stopped` step, where the run's error stopped line N."""
+    return text("stopped_line" if step.stopped else "after_line", lang, line=step.line)
+
+
+def details(step: Step, lang: str) -> str:
+    """The loops' rounds and the functions around the step, as markdown (names in code
+    spans): "`epoch` loop: round 2 of 3 · in `step()`"; "" for a top-level statement."""
+    rounds = [text("round_of" if r.of else "round", lang, name=code_span(r.name),
+                   round=r.round, of=r.of) for r in step.rounds or []]
+    if step.calls:
+        called = " › ".join(code_span(f"{name}()") for name in step.calls)
+        rounds.append(text("in_call", lang, call=called))
+    return " · ".join(rounds)
+
+
+def rounds_short(rounds: Sequence[Round] | None, lang: str) -> str:
+    """Loops' rounds in few words, as plain text: "epoch round 2/3 · i, (x, y) round 1"."""
+    return " · ".join(text("round_short_of" if r.of else "round_short", lang,
+                           name=_short(r.name), round=r.round, of=r.of)
+                      for r in rounds or [])
+
+
+def place(step: Step, lang: str) -> str:
+    """A step in few words, as plain text (the slider's label): its line, its loops' rounds
+    and its innermost function: "line 12 · epoch round 2/3 · step()"."""
+    parts = [text("line_short", lang, line=step.line), rounds_short(step.rounds, lang)]
+    if step.calls:
+        parts.append(f"{_short(step.calls[-1])}()")
+    return " · ".join(part for part in parts if part)
+
+
+def _short(name: str) -> str:
+    return name if len(name) <= SHORT else name[:SHORT - 1] + "…"
+
+
+def inner(steps: Sequence[Step]) -> bool:
+    """Whether any step is a line inside a top-level statement (a loop's, a function's...)."""
+    return any(step.inner for step in steps)
+
+
+def stops(steps: Sequence[Step], inside: bool) -> list[int]:
+    """The indices of the steps a learner moves between: every step `inside` loops and
+    functions, else the top-level statements (which fold the lines run inside them) and the
+    state where the run's error stopped a line."""
+    return [i for i, step in enumerate(steps) if inside or not step.inner or step.stopped]
+
+
+def folded(stopping: Sequence[int], index: int) -> int:
+    """The stop that shows step `index`: itself, or the first after it (the top-level
+    statement that folds a line run inside it comes after that line), else the last."""
+    at = bisect_left(stopping, index)
+    return stopping[min(at, len(stopping) - 1)]
+
+
+def other_round(steps: Sequence[Step], index: int, later: bool) -> int | None:
+    """The same line as step `index` in the next (`later`) or previous kept round of the
+    loops around it, crossing into the outer loop's next round; None when there is none."""
+    step = steps[index]
+    if not step.rounds:
+        return None
+    here = _rounds(step)
+    others = range(index + 1, len(steps)) if later else range(index - 1, -1, -1)
+    return next((i for i in others if steps[i].line == step.line and steps[i].rounds
+                 and _rounds(steps[i]) != here), None)
+
+
+def _rounds(step: Step) -> tuple[tuple[int, int], ...]:
+    """The loops around a step and their rounds, as (line, round) pairs."""
+    return tuple((r.line, r.round) for r in step.rounds or [])

@@ -1,0 +1,91 @@
+"""Where a step is, in words, and the steps a learner moves between (explorer.views.places):
+pure, on steps made by hand as the recorder makes them."""
+
+from __future__ import annotations
+
+from explorer.record.execute import execute
+from explorer.trace import Step
+from explorer.trace.schema import Round
+from explorer.views import places
+
+
+def step(line: int, *rounds: tuple[str, int, int | None], within: int | None = 10,
+         calls: list[str] | None = None, stopped: bool | None = None) -> Step:
+    """A step of line `line` inside the loops `rounds` ((name, round, of), the first on line
+    10, the next on line 11...)."""
+    return Step(line=line, end_line=line, output="", variables={},
+                within=within if rounds or calls or stopped else None,
+                rounds=[Round(line=10 + n, name=name, round=r, of=of)
+                        for n, (name, r, of) in enumerate(rounds)] or None,
+                calls=calls, stopped=stopped)
+
+
+# for epoch in range(2): for i, (x, y) in enumerate(data): loss = step(x, y) (line 12, its
+# function's line 6), then line 13; then the loop's own statement (line 10), then line 17.
+RUN = [step(line, ("epoch", e, 2), ("i, (x, y)", i, None),
+            calls=["step"] if line == 6 else None)
+       for e in (1, 2) for i in (1, 2) for line in (6, 12)] + [step(10), step(17)]
+
+
+def test_a_loops_round_and_its_function_are_said_in_both_languages() -> None:
+    inner = RUN[5]  # epoch round 2, i round 1, line 12
+    assert places.headline(inner, "en") == "State after line 12"
+    assert places.details(inner, "en") == "`epoch` loop: round 2 of 2 · `i, (x, y)` loop: round 1"
+    assert places.details(RUN[4], "en").endswith(" · in `step()`")
+    assert places.details(RUN[4], "zh") == (
+        "`epoch` 循环：第 2 轮（共 2 轮） · `i, (x, y)` 循环：第 1 轮 · 在 `step()` 中")
+    assert places.details(RUN[-1], "en") == ""  # a top-level statement: its line says it
+    assert places.headline(RUN[-1], "en") == "State after line 17"
+
+
+def test_the_slider_and_the_call_list_say_a_place_in_few_words() -> None:
+    assert places.place(RUN[4], "en") == "line 6 · epoch round 2/2 · i, (x, y) round 1 · step()"
+    assert places.place(RUN[-1], "zh") == "第 17 行"
+    assert places.rounds_short(RUN[4].rounds, "zh") == "epoch 第 2/2 轮 · i, (x, y) 第 1 轮"
+    assert places.rounds_short(None, "en") == ""
+    long = step(3, ("a_very_long_name_for_a_loop_variable", 1, None))
+    assert places.place(long, "en") == "line 3 · a_very_long_name_for_a_… round 1"
+
+
+def test_nested_functions_are_named_outermost_first() -> None:
+    inner = step(4, calls=["train", "Net.forward"])
+    assert places.details(inner, "en") == "in `train()` › `Net.forward()`"
+    assert places.place(inner, "en") == "line 4 · Net.forward()"
+
+
+def test_where_the_error_stopped_a_line_is_said_so() -> None:
+    stopped = step(21, ("j", 1, 2), stopped=True)
+    assert places.headline(stopped, "en") == "State where the error stopped line 21"
+    assert places.headline(stopped, "zh") == "第 21 行出错停下时的状态"
+
+
+def test_folded_the_learner_steps_over_top_level_statements_and_the_error() -> None:
+    assert places.inner(RUN) and not places.inner(RUN[-2:])
+    assert places.stops(RUN, inside=True) == list(range(len(RUN)))
+    assert places.stops(RUN, inside=False) == [8, 9]
+    stopped = [step(1, within=None), step(3, ("j", 1, 2)), step(3, ("j", 2, 2), stopped=True)]
+    assert places.stops(stopped, inside=False) == [0, 2]  # the state at the error stays
+    # A line inside a statement folds into that statement, which comes after it.
+    assert places.folded([8, 9], 3) == 8 and places.folded([8, 9], 9) == 9
+    assert places.folded([8, 9], 20) == 9 and places.folded(range(1, 5), 0) == 1
+
+
+def test_a_round_on_or_back_is_the_same_line_in_the_loops_next_kept_round() -> None:
+    assert places.other_round(RUN, 1, later=True) == 3  # line 12: i round 1 → 2
+    assert places.other_round(RUN, 3, later=True) == 5  # i's last round → epoch 2's first
+    assert places.other_round(RUN, 5, later=False) == 3
+    assert places.other_round(RUN, 7, later=True) is None  # the last round
+    assert places.other_round(RUN, 0, later=False) is None  # the first
+    assert places.other_round(RUN, 8, later=True) is None  # no loop around it
+    # A function called twice in one round: on is the next round, not the second call.
+    twice = [step(6, ("k", 1, 2), calls=["f"]), step(6, ("k", 1, 2), calls=["f"]),
+             step(6, ("k", 2, 2), calls=["f"])]
+    assert places.other_round(twice, 0, later=True) == 2
+    assert places.other_round(twice, 2, later=False) == 1
+
+
+def test_a_loop_is_named_by_what_it_walks_as_written() -> None:
+    code = ("pairs = [(1, (2, 3))]\nfor i, (x, y) in pairs:\n    a = x\nfor (p) in [1]:\n"
+            "    b = p\nwhile a:\n    a = 0\n")
+    names = {r.name for s in execute(code).steps for r in s.rounds or ()}
+    assert names == {"i, (x, y)", "p", "while"}
