@@ -10,7 +10,6 @@ parent kills what a clock cannot interrupt.
 from __future__ import annotations
 
 import ast
-import inspect
 import random
 import signal
 import sys
@@ -19,7 +18,7 @@ import traceback
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import FrameType
 from typing import Any
 
@@ -39,6 +38,7 @@ from explorer.safety.sandbox import FILENAME
 from explorer.trace import Step, Trace, error_info, failure
 from explorer.trace.schema import Error, Summary
 
+NODE_WORK = 1_000  # a graph node drawn at a step costs as much as describing this many values
 # Errors of the place and the moment, not of the program: a run that ends so may not repeat.
 UNREPEATABLE = frozenset({"TimeLimit", "MemoryLimit", "MemoryError"})
 OOM_WORDS = ("can't allocate memory", "not enough memory", "out of memory", "CUDA out of memory")
@@ -81,17 +81,17 @@ def execute(code: str, *, device: str = "cpu", limits: Limits = Limits(),
                   threads=torch.get_num_threads())
     steps = _Steps(trace, namespace, out, limits, Ids(), Modules())
     found = plan(program.tree)
-    lines = Lines(found, steps.inner, limits.line_steps, limits.line_values)
+    lines = Lines(found, steps.inner, limits.line_steps, limits.line_work)
     namespace.update(lines.hooks())
     stopped: Where | None = None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("default")
         warnings.showwarning = _recorder(caught)
         try:
-            recorder = Recorder(steps.variables, steps.ids, steps.modules, trace.graphs,
-                                limits.graph_nodes, keep, progress,
+            recorder = Recorder(lambda: _user_variables(namespace), steps.ids, steps.modules,
+                                trace.graphs, limits.graph_nodes, keep, progress,
                                 lambda: lines.where(running(sys._getframe())).rounds)
-            with _clock(limits), recorder.install(), steps.modules.install():
+            with _clock(limits), recorder.install(), steps.modules.install(), lines.install():
                 for stmt in program.tree.body:
                     steps.line = stmt.lineno
                     _run_step(stmt, namespace, guards, steps)
@@ -154,43 +154,37 @@ class _Steps:
     line: int = 0  # the top-level statement running
     top: int = 0  # top-level statements stepped
     printed: int = 0  # output told by the steps so far
-    frame: FrameType | None = field(default=None, repr=False)  # where a step's locals are
-
-    def variables(self) -> dict[str, Any]:
-        """The program's variables that name the graph's tensors: its globals, and those of
-        the function it is in (which win, as in Python)."""
-        local = _locals(self.frame or _program_function())
-        return _user_variables(self.namespace) | (local or {})
 
     def inner(self, place: Place, where: Where) -> int:
-        """The step after the line at `place` inside the statement running; the tensor and
-        array elements it described."""
+        """The step after the line at `place` inside the statement running; what it cost:
+        the tensor and array elements it described, and a thousand for each graph node."""
         self.take(place.line, place.end_line, where, self.line)
         step = self.trace.steps[-1]
+        graph = self.trace.graphs[step.graph] if step.graph is not None else None
         return sum(v.numel or 0 for v in (*step.variables.values(),
-                                          *(step.locals or {}).values()))
+                                          *(step.locals or {}).values())) + NODE_WORK * len(
+            graph.nodes if graph else ())
 
     def take(self, line: int, end_line: int, where: Where | None = None,
              within: int | None = None, stopped: bool = False) -> None:
         """Step after lines `line`–`end_line`, `where` a line inside the top-level statement
-        at line `within` ran; or, `stopped`, where the run's error stopped them."""
+        at line `within` ran; or, `stopped`, where the run's error stopped them. The graph's
+        tensors are named by the variables of the function the line is in too (which win,
+        as in Python)."""
         cap = self.limits.value_elements
-        self.frame = where.frame if where else None
-        try:
-            local = _locals(self.frame)
-            graph = record_graph(self.variables(), self.ids, self.limits.graph_nodes,
-                                 self.modules)
-        finally:
-            self.frame = None
+        local = _locals(where.frame if where else None)
+        graph = record_graph(_user_variables(self.namespace) | (local or {}), self.ids,
+                             self.limits.graph_nodes, self.modules)
+        variables = snapshot(self.namespace, cap)
+        described = None if local is None else snapshot(local, cap)
         graphs = self.trace.graphs
         if graph is not None and (not graphs or graphs[-1] != graph):
             graphs.append(graph)
         self.trace.steps.append(Step(
-            line, end_line, self.out.since(self.printed), snapshot(self.namespace, cap),
+            line, end_line, self.out.since(self.printed), variables,
             graph=None if graph is None else len(graphs) - 1, within=within,
             rounds=where.rounds or None if where else None,
-            calls=where.calls or None if where else None,
-            locals=None if local is None else snapshot(local, cap),
+            calls=where.calls or None if where else None, locals=described,
             stopped=stopped or None))
         self.printed = self.out.tell()
 
@@ -210,12 +204,6 @@ def _locals(frame: FrameType | None) -> dict[str, Any] | None:
     if frame is None:
         return None
     return {name: value for name, value in frame.f_locals.items() if not name.startswith("__")}
-
-
-def _program_function() -> FrameType | None:
-    """The innermost of the program's functions running, if any."""
-    return next((f for f, _ in running(sys._getframe(1))
-                 if f.f_code.co_flags & inspect.CO_OPTIMIZED), None)
 
 
 def _user_variables(namespace: dict[str, Any]) -> dict[str, Any]:

@@ -14,16 +14,24 @@ known before it runs (a range, a sequence, a tensor, a DataLoader of torch's own
 from __future__ import annotations
 
 import ast
+import functools
 import inspect
 import operator
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from types import FrameType
 from typing import Any
 
 import torch
-from torch.utils.data import DataLoader
+from torch.utils.data import (
+    BatchSampler,
+    DataLoader,
+    RandomSampler,
+    SequentialSampler,
+    TensorDataset,
+)
 from torch.utils.data.dataloader import _BaseDataLoaderIter
 
 from explorer.record.backward import kept
@@ -113,7 +121,8 @@ class _Planner:
                 out.extend(self.compound(statement, loops))
             else:
                 out.append(statement)
-                if not isinstance(statement, STILL) and not _guard(statement):
+                if not isinstance(statement, STILL) and not _guard(statement) and not (
+                        _docstring(statement)):
                     out.append(self.step(statement, loops))
         return out
 
@@ -144,10 +153,14 @@ class _Planner:
         return [node]
 
     def step(self, statement: ast.stmt, loops: tuple[int, ...]) -> ast.stmt:
+        """The call that steps after `statement`; at the recursion limit, where even that
+        call cannot start, it is passed over as if it were not there."""
         number = len(self.found.places)
         self.found.places.append(Place(statement.lineno, statement.end_lineno or
                                        statement.lineno, loops))
-        return ast.copy_location(ast.Expr(_call("line", number)), statement)
+        call = ast.Expr(_call("line", number))
+        passed = ast.ExceptHandler(ast.Name("__ae_recursion__", ast.Load()), None, [ast.Pass()])
+        return ast.copy_location(ast.Try([call], [passed], [], []), statement)
 
 
 def _blocks(statement: ast.stmt) -> bool:
@@ -162,12 +175,17 @@ def _guard(statement: ast.stmt) -> bool:
             and statement.value.func.id.startswith("__ae_"))
 
 
+def _docstring(statement: ast.stmt) -> bool:
+    """Whether `statement` is a string alone (a docstring): it changes nothing."""
+    return isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant)
+
+
 def _walks(loop: ast.For | ast.While) -> str:
     """A loop's name: its target as written (`epoch`, `i, (x, y)`), or `while`."""
     if not isinstance(loop, ast.For):
         return "while"
     written = ast.unparse(loop.target)
-    if isinstance(loop.target, ast.Tuple) and written.startswith("("):
+    if isinstance(loop.target, ast.Tuple) and len(loop.target.elts) > 1:
         written = written[1:-1]  # unparse brackets a tuple the program may not have
     return written[:80]
 
@@ -189,28 +207,56 @@ class Where:
 
 
 class Lines:
-    """The hooks a planned program calls. `record(place, where)` makes the step and says how
-    many tensor and array elements it described; it is not called while the engine runs a
-    backward pass (a custom Function's backward, a hook), in a torch.func transform, or once
-    `most` steps were made or they described `values` elements (a state of big tensors costs
-    its values' time at every line)."""
+    """The hooks a planned program calls. `record(place, where)` makes the step and says what
+    it cost (explorer.record.execute: the tensor elements it described, and a thousand for
+    each graph node); it is not called while the engine runs a backward pass (a custom
+    Function's backward, a hook), in a torch.func transform or a saved tensor's hook, once
+    `most` steps were made or they cost `work` (a state of big tensors costs its values'
+    time at every line), or once the run is over. What fails in making a step (a deep
+    recursion leaves it no room) is never the program's error: the step is left out."""
 
     def __init__(self, found: Plan, record: Callable[[Place, Where], int], most: int,
-                 values: int) -> None:
+                 work: int) -> None:
         self.plan = found
         self.record = record
         self.most = most
-        self.values = values
-        self.described = 0
+        self.work = work
+        self.done = 0  # work done
         self.made = 0
         self.passed = 0  # lines run in rounds not kept
-        self.over = 0  # lines run after `most` steps
+        self.over = 0  # lines run after `most` steps or `work`
+        self.failed = 0  # steps that could not be made
+        self.paused = 0  # inside a saved tensor's hooks, or once the run is over
         self._rounds: dict[tuple[int, int], int] = {}  # (frame, loop) → its round
         self._lengths: dict[tuple[int, int], int] = {}  # (frame, loop) → rounds it will run
 
     def hooks(self) -> dict[str, Callable[..., Any]]:
         """The names a planned program calls, for its namespace."""
-        return {"__ae_line__": self.line, "__ae_loop__": self.loop, "__ae_round__": self.round}
+        return {"__ae_line__": self.line, "__ae_loop__": self.loop, "__ae_round__": self.round,
+                "__ae_recursion__": RecursionError}
+
+    @contextmanager
+    def install(self) -> Iterator[None]:
+        """Step while the program runs: not inside `SavedTensor.register_hooks` (its pack
+        hook runs while the saved tensor is half made: reading it then crashes PyTorch),
+        nor after."""
+        saved = torch._C._autograd.SavedTensor
+        original = saved.register_hooks
+
+        @functools.wraps(original)  # it stands in for torch's method, name and module alike
+        def register_hooks(*args: Any, **kwargs: Any) -> Any:
+            self.paused += 1
+            try:
+                return original(*args, **kwargs)
+            finally:
+                self.paused -= 1
+
+        saved.register_hooks = register_hooks
+        try:
+            yield
+        finally:
+            saved.register_hooks = original
+            self.paused += 1  # a generator closed later runs its lines, unrecorded
 
     def loop(self, number: int, iterable: Any = None) -> Any:
         frame = sys._getframe(1)
@@ -238,27 +284,35 @@ class Lines:
 
     def line(self, number: int) -> None:
         place = self.plan.places[number]
-        frames = running(sys._getframe(1))
+        frame = sys._getframe(1)
+        if place.loops and not self._in_kept_round(frame, place.loops[-1]):
+            self.passed += 1  # decided without walking the frames: the common case
+            return
+        frames = running(frame)
         if not self._kept(frames, place.loops):
             self.passed += 1
-        elif torch._C._current_graph_task_id() != -1 or _transformed():
+        elif self.paused or torch._C._current_graph_task_id() != -1 or _transformed():
             return
-        elif self.made >= self.most or self.described >= self.values:
+        elif self.made >= self.most or self.done >= self.work:
             self.over += 1
         else:
-            self.made += 1
-            self.described += self.record(place, self.where(frames, place.loops))
+            try:
+                self.done += self.record(place, self.where(frames, place.loops))
+                self.made += 1
+            except Exception:  # noqa: BLE001 - the recorder's failure is not the program's
+                self.failed += 1
+
+    def _in_kept_round(self, frame: FrameType, loop: int) -> bool:
+        key = (id(frame), loop)
+        count = self._rounds.get(key, 1)
+        return kept(count) or count == self._lengths.get(key)
 
     def _kept(self, frames: list[tuple[FrameType, int]], loops: tuple[int, ...]) -> bool:
         """Whether every loop around the innermost of `frames` (at `loops`) is in a round
         kept."""
-        for index, (frame, line) in enumerate(frames):
-            for number in loops if index == 0 else self.plan.around.get(line, ()):
-                key = (id(frame), number)
-                count = self._rounds.get(key, 1)
-                if not kept(count) and count != self._lengths.get(key):
-                    return False
-        return True
+        return all(self._in_kept_round(frame, number)
+                   for index, (frame, line) in enumerate(frames)
+                   for number in (loops if index == 0 else self.plan.around.get(line, ())))
 
     def where(self, frames: list[tuple[FrameType, int]],
               loops: tuple[int, ...] | None = None) -> Where:
@@ -281,8 +335,9 @@ class Lines:
     def _round(self, frame: FrameType, number: int) -> Round:
         key = (id(frame), number)
         loop = self.plan.loops[number]
-        return Round(line=loop.line, name=loop.name, round=max(1, self._rounds.get(key, 1)),
-                     of=self._lengths.get(key))
+        count, length = max(1, self._rounds.get(key, 1)), self._lengths.get(key)
+        return Round(line=loop.line, name=loop.name, round=count,
+                     of=length if length is not None and count <= length else None)
 
     def note(self) -> str | None:
         """What was left out, in words; None if nothing was."""
@@ -292,8 +347,11 @@ class Lines:
                         "then rounds 20, 40, 80… and its last where its length is known)")
         if self.over:
             said.append(f"{self.over:,} lines ran after the first {self.made:,} inner steps "
-                        f"(the most kept: {self.most:,} steps, or {self.values:,} tensor "
-                        "values described)")
+                        f"(at most {self.most:,} are kept, and fewer where the program's "
+                        "tensors are big: each step describes them all)")
+        if self.failed:
+            said.append(f"{self.failed:,} steps could not be described (a deep recursion "
+                        "leaves no room)")
         return None if not said else ("Lines inside loops and functions are steps of their "
                                       f"own; not recorded: {'; '.join(said)}.")
 
@@ -338,24 +396,31 @@ def _length(iterable: Any) -> int | None:
     program's code: a sized builtin or tensor, a builtin iterator over one (`enumerate`,
     `zip` of them), or a DataLoader (or its iterator) of torch's own parts."""
     kind = type(iterable)
-    if kind in (enumerate, zip):  # their own reduce names what they walk, running nothing
-        lengths = [_length(part) for part in iterable.__reduce__()[1]
-                   if not isinstance(part, int)]
-        return None if None in lengths or not lengths else min(lengths)  # type: ignore[type-var]
-    if isinstance(iterable, SIZED) and kind.__module__ in ("builtins", "torch"):
-        return len(iterable) if not isinstance(iterable, torch.Tensor) or iterable.dim() else None
-    if kind.__module__ == "builtins" and kind.__name__.endswith("iterator"):
-        return operator.length_hint(iterable)  # a list's, a range's...: what is left of it
-    if isinstance(iterable, DataLoader):
-        parts = (iterable, iterable.dataset, iterable.sampler, iterable.batch_sampler)
-    elif isinstance(iterable, _BaseDataLoaderIter):
-        parts = (iterable, iterable._dataset, iterable._index_sampler,
-                 getattr(iterable._index_sampler, "sampler", None))
-    else:
-        return None
-    if all(part is None or type(part).__module__.startswith("torch.") for part in parts):
-        try:
+    try:
+        if kind in (enumerate, zip):  # their reduce names what they walk, running nothing
+            lengths = [_length(part) for part in iterable.__reduce__()[1]
+                       if not isinstance(part, int)]
+            return min(lengths) if lengths and None not in lengths else None  # type: ignore
+        if kind in SIZED:
+            return len(iterable) if kind is not torch.Tensor or iterable.dim() else None
+        if kind.__module__ == "builtins" and "__length_hint__" in vars(kind):
+            return operator.length_hint(iterable)  # a list's, a range's...: what is left
+        if kind is DataLoader and _torch_sized(iterable.dataset, iterable.batch_sampler):
             return len(iterable)
-        except TypeError:  # an iterable dataset: no length
-            return None
+        if isinstance(iterable, _BaseDataLoaderIter) and kind.__module__ == DataLoader.__module__ \
+                and _torch_sized(iterable._dataset, iterable._index_sampler):
+            return len(iterable)
+    except OverflowError:  # range(10 ** 20): more rounds than a length holds
+        return None
     return None
+
+
+def _torch_sized(dataset: Any, batches: Any) -> bool:
+    """Whether a DataLoader of `dataset` in `batches` has a length that only torch's own
+    code reads: tensors in a TensorDataset, walked in order or shuffled, batched or not."""
+    sampler = getattr(batches, "sampler", batches)
+    return (type(dataset) is TensorDataset
+            and type(batches) in (BatchSampler, SequentialSampler, RandomSampler)
+            and type(sampler) in (SequentialSampler, RandomSampler)
+            and sampler.data_source is dataset
+            and getattr(sampler, "_num_samples", None) is None)

@@ -32,6 +32,9 @@ class _Repr(reprlib.Repr):
 
 
 PLAIN = (str, int, float, bool, type(None))  # what a description's values are made of
+NUMBERS = "biufc"  # numpy kinds whose bytes are their values (not an object array's pointers)
+MADE_BLOCKS = 512  # blocks whose lists are kept for reuse: at most 16 KB of key each
+_MADE: dict[tuple[str, tuple[int, ...], bytes], Any] = {}
 _repr = _Repr()
 _repr.maxstring = _repr.maxother = 200
 _repr.maxlist = _repr.maxtuple = _repr.maxdict = _repr.maxset = 20
@@ -184,11 +187,22 @@ def leading_block(x: Any, cap: int) -> Any:
 
 
 def _json_ready(block: np.ndarray) -> Any:
-    """block.tolist(), checked element by element only where JSON needs strings."""
+    """block.tolist(), checked element by element only where JSON needs strings. A block of
+    numbers made before (the same dtype, shape and bytes: a tensor a line left as it was) gets
+    the lists made then, which nothing changes in place: most of a step's tensors are."""
+    key = (block.dtype.str, block.shape, block.tobytes()) if block.dtype.kind in NUMBERS else None
+    if key is not None and (made := _MADE.get(key)) is not None:
+        return made
     plain = block.dtype.kind in "biu" and (block.size == 0 or np.abs(block).max() < 2**53)
     if plain or (block.dtype.kind == "f" and np.isfinite(block).all()):
-        return block.tolist()
-    return _plain(block.tolist())
+        made = block.tolist()
+    else:
+        made = _plain(block.tolist())
+    if key is not None:
+        if len(_MADE) >= MADE_BLOCKS:
+            del _MADE[next(iter(_MADE))]  # the oldest
+        _MADE[key] = made
+    return made
 
 
 def _plain(value: Any) -> Any:

@@ -16,7 +16,9 @@ class Limits:
     value_elements: int = 1_000  # values kept per tensor/array in a Snapshot (at least this many)
     steps: int = 1_000  # top-level statements recorded; later ones still run
     line_steps: int = 2_000  # lines recorded inside them (loops, blocks, functions)
-    line_values: int = 20_000_000  # tensor and array elements those lines' states hold, all told
+    # What those lines' steps may describe, all told: tensor and array elements, and a
+    # thousand for each graph node (a state of big tensors costs its values at every line).
+    line_work: int = 20_000_000
     graph_nodes: int = 20_000  # nodes of one autograd graph drawn
 
 
