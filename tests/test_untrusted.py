@@ -141,6 +141,9 @@ def test_a_flood_of_warnings_and_a_huge_message_are_cut() -> None:
     assert trace.error.explanation is None  # made anew here: the run's own is dropped
 
 
+STEPS = Limits().steps + Limits().line_steps + 1  # statements, lines inside, where it stopped
+
+
 def test_an_answer_of_the_wrong_shape_is_a_clear_bad_result() -> None:
     step = {"line": 1, "end_line": 1, "output": "", "variables": {}}
     tensor = hostile()["variables"]["x"]
@@ -152,7 +155,8 @@ def test_an_answer_of_the_wrong_shape_is_a_clear_bad_result() -> None:
             (forged(ok="yes"), "ok is not true or false"),
             (forged(steps={"line": 1}), "steps is not a list"),
             (forged(steps=[step | {"line": "1"}]), "a step's line is not a whole number"),
-            (forged(steps=[step] * 1001), "steps is not a list of at most 1,000 (1,001 came)"),
+            (forged(steps=[step] * (STEPS + 1)),
+             f"steps is not a list of at most {STEPS:,} ({STEPS + 1:,} came)"),
             (forged(steps=[step | {"graph": 0}]), "graph is not the number of one of the 0"),
             (forged(variables={"x": {"values": 1}}), "a variable has no kind"),
             (forged(variables={"x": tensor | {"numel": -1}}), "numel is not a whole number ≥ 0"),

@@ -39,13 +39,13 @@ from explorer.safety.sandbox import FILENAME
 from explorer.trace.schema import MAX_NESTING, Round
 
 LOOPS = (ast.For, ast.While)
-BLOCKS = (*LOOPS, ast.If, ast.With, ast.Try, ast.TryStar, ast.Match)
+BLOCKS = (*LOOPS, ast.If, ast.With, ast.Try, ast.TryStar, ast.Match)  # run statements of theirs
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 DEFINITIONS = (*FUNCTIONS, ast.ClassDef)
 # Lines after which nothing runs in their block (they jump), or that change no state.
 STILL = (ast.Return, ast.Break, ast.Continue, ast.Raise, ast.Pass, ast.Global, ast.Nonlocal)
-# Types whose len() runs none of the program's code.
 FORGET = 4_096  # loops' rounds kept before those of finished frames are dropped
+# Types whose len() runs none of the program's code.
 SIZED = (range, list, tuple, str, dict, set, frozenset, torch.Tensor, torch.Size)
 
 
@@ -96,7 +96,7 @@ class _Planner:
     def top(self, statement: ast.stmt) -> None:
         if isinstance(statement, DEFINITIONS):
             self.definition(statement)
-        elif _blocks(statement):
+        elif isinstance(statement, BLOCKS):
             self.compound(statement, ())
 
     def definition(self, node: ast.stmt) -> None:
@@ -117,7 +117,7 @@ class _Planner:
             if isinstance(statement, DEFINITIONS):
                 self.definition(statement)
                 out.append(statement)
-            elif _blocks(statement):
+            elif isinstance(statement, BLOCKS):
                 out.extend(self.compound(statement, loops))
             else:
                 out.append(statement)
@@ -161,11 +161,6 @@ class _Planner:
         call = ast.Expr(_call("line", number))
         passed = ast.ExceptHandler(ast.Name("__ae_recursion__", ast.Load()), None, [ast.Pass()])
         return ast.copy_location(ast.Try([call], [passed], [], []), statement)
-
-
-def _blocks(statement: ast.stmt) -> bool:
-    """Whether `statement` runs statements of its own (a loop, `if`, `with`, `try`...)."""
-    return isinstance(statement, BLOCKS)
 
 
 def _guard(statement: ast.stmt) -> bool:
