@@ -99,7 +99,6 @@ def test_the_tables_hold_numbers(report: str) -> None:
         assert row["under_cap"] == "yes" and row["error"] == "-", row
         assert float(row["sent_MiB"]) <= 16 and (row["levels"] != "0") is (
             float(row["whole_MiB"]) > 16), row
-    assert records[-1]["levels"] != "0"
     for title, rows in tables.items():
         if title.startswith(("3.", "4.", "5.")):
             assert rows and all(NUMBER.fullmatch(cell) for row in rows

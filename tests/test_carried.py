@@ -3,10 +3,14 @@ error inside a loop drawn on the round's own graph (explorer.views.scene)."""
 
 from __future__ import annotations
 
+import pytest
+
+from explorer.content.i18n import text
 from explorer.record.execute import execute
 from explorer.trace import Trace
 from explorer.views.carried import alive, made_before_round
 from explorer.views.scene import scene
+from tests.test_pages import _graph, _text
 
 TOTAL = ("w = torch.tensor([1.0, 2.0], requires_grad=True)\ntotal = 0\n"
          "for i in range(4):\n    loss = (w * (i + 1)).sum()\n    total = total + loss\n")
@@ -65,3 +69,17 @@ def test_the_scene_of_a_carried_state_marks_the_rounds_before_not_its_own() -> N
     assert found.nodes and set(found.nodes) <= older  # the freed nodes of round 1
     names = {n.name for n in trace.graphs[last.graph].nodes if n.id in found.nodes}
     assert names == {"TanhBackward0", "MvBackward0"}  # not round 2's, freed by its own call
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_graph_page_says_what_is_alive_and_who_keeps_it(lang: str) -> None:
+    at = _graph(TOTAL, lang)
+    trace = execute(TOTAL)
+    index = _at(trace, 5, 3)
+    at.session_state["graph.step"] = index + 1
+    at.run()
+    assert not at.exception
+    living = alive(trace, index)
+    said = _text(at)
+    assert text("alive_nodes", lang, nodes=living.nodes) in said
+    assert living.keepers[0].said(lang) in said  # `total` keeps rounds 1–2

@@ -3,8 +3,8 @@ tensor dataset, and through a DataLoader over a TensorDataset) run three ways, t
 this process: by plain `exec`; by `explorer.record.execute.execute` with line steps on (the
 app's limits, but time); and with `Limits(line_steps=0)` (the hooks still run, no inner step
 is made). Then the record as it crosses the wire (`explorer.record.thin.fitted`) for those
-loops and for a loop of larger tensors through a function of the program's: its size whole and
-sent, and what thinning said it took."""
+loops and for a loop of larger tensors through a function of the program's (500 rounds, also
+with `--quick`): its size whole and sent, and what thinning said it took."""
 
 from __future__ import annotations
 
@@ -168,7 +168,7 @@ def measure_lines(quick: bool, runs: int, progress: Callable[[str], None]) -> Li
                         getattr(loop, f"{way}_cpu").append(cpu)
     progress("steps inside loops: the records on the wire")
     records = [weigh(loop.name, kept.pop(loop.name), 0.0) for loop in loops]
-    large = LARGE.format(iterations=iterations)
+    large = LARGE.format(iterations=FULL_ITERATIONS)  # quick too: a record over the cap
     gc.collect()
     started = time.perf_counter()
     trace = execute(large, limits=LIMITS)
@@ -220,9 +220,9 @@ def section(lines: Lines) -> list[str]:
         "",
         "The record with line steps on as it crosses the wire (explorer.record.thin.fitted): "
         f"whole = its answer unthinned; sent = fitted to the {MAX_RESULT_BYTES >> 20} MiB a "
-        "run may send; levels = the thinning levels its note names; large = 10,000-value "
-        "tensors through a function of the program's, 4 minibatches a round (run_s: its "
-        "execute(); thin_s: fitted()).",
+        "run may send; levels = the thinning levels its note names; large = 500 rounds of "
+        "10,000-value tensors through a function of the program's, 4 minibatches a round "
+        "(run_s: its execute(); thin_s: fitted()).",
         *went,
         table(["record", "steps", "whole_MiB", "sent_MiB", "levels", "under_cap", "run_s",
                "thin_s", "error"],

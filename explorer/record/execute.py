@@ -38,6 +38,7 @@ from explorer.safety.sandbox import FILENAME
 from explorer.trace import Step, Trace, error_info, failure
 from explorer.trace.schema import Error, Summary
 
+LINE_SHARE = 0.4  # of a run's time, what the steps of lines inside statements may take
 NODE_WORK = 1_000  # a graph node drawn at a step costs as much as describing this many values
 # Errors of the place and the moment, not of the program: a run that ends so may not repeat.
 UNREPEATABLE = frozenset({"TimeLimit", "MemoryLimit", "MemoryError"})
@@ -81,7 +82,8 @@ def execute(code: str, *, device: str = "cpu", limits: Limits = Limits(),
                   threads=torch.get_num_threads())
     steps = _Steps(trace, namespace, out, limits, Ids(), Modules())
     found = plan(program.tree)
-    lines = Lines(found, steps.inner, limits.line_steps, limits.line_work)
+    lines = Lines(found, steps.inner, limits.line_steps, limits.line_work,
+                  LINE_SHARE * limits.time_s)
     namespace.update(lines.hooks())
     stopped: Where | None = None
     with warnings.catch_warnings(record=True) as caught:
@@ -169,12 +171,16 @@ class _Steps:
              within: int | None = None, stopped: bool = False) -> None:
         """Step after lines `line`–`end_line`, `where` a line inside the top-level statement
         at line `within` ran; or, `stopped`, where the run's error stopped them. The graph's
-        tensors are named by the variables of the function the line is in too (which win,
-        as in Python)."""
+        tensors are named by the variables of the function the line is in too (one whose
+        name a global has as `forward.y`)."""
         cap = self.limits.value_elements
         local = _locals(where.frame if where else None)
-        graph = record_graph(_user_variables(self.namespace) | (local or {}), self.ids,
-                             self.limits.graph_nodes, self.modules)
+        names = _user_variables(self.namespace)
+        if local is not None and where is not None:
+            function = where.calls[-1].rsplit(".", 1)[-1]
+            names |= {name if name not in names else f"{function}.{name}": value
+                      for name, value in local.items()}
+        graph = record_graph(names, self.ids, self.limits.graph_nodes, self.modules)
         variables = snapshot(self.namespace, cap)
         described = None if local is None else snapshot(local, cap)
         graphs = self.trace.graphs

@@ -18,6 +18,7 @@ import functools
 import inspect
 import operator
 import sys
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -207,16 +208,19 @@ class Lines:
     each graph node); it is not called while the engine runs a backward pass (a custom
     Function's backward, a hook), in a torch.func transform or a saved tensor's hook, once
     `most` steps were made or they cost `work` (a state of big tensors costs its values'
-    time at every line), or once the run is over. What fails in making a step (a deep
+    time at every line) or took `seconds` (on a machine so slow that `work` is not enough:
+    the run's own time comes first), or once the run is over. What fails in making a step (a deep
     recursion leaves it no room) is never the program's error: the step is left out."""
 
     def __init__(self, found: Plan, record: Callable[[Place, Where], int], most: int,
-                 work: int) -> None:
+                 work: int, seconds: float) -> None:
         self.plan = found
         self.record = record
         self.most = most
         self.work = work
+        self.seconds = seconds
         self.done = 0  # work done
+        self.took = 0.0  # seconds it took
         self.made = 0
         self.passed = 0  # lines run in rounds not kept
         self.over = 0  # lines run after `most` steps or `work`
@@ -288,14 +292,16 @@ class Lines:
             self.passed += 1
         elif self.paused or torch._C._current_graph_task_id() != -1 or _transformed():
             return
-        elif self.made >= self.most or self.done >= self.work:
+        elif self.made >= self.most or self.done >= self.work or self.took >= self.seconds:
             self.over += 1
         else:
+            started = time.perf_counter()
             try:
                 self.done += self.record(place, self.where(frames, place.loops))
                 self.made += 1
             except Exception:  # noqa: BLE001 - the recorder's failure is not the program's
                 self.failed += 1
+            self.took += time.perf_counter() - started
 
     def _in_kept_round(self, frame: FrameType, loop: int) -> bool:
         key = (id(frame), loop)
@@ -343,7 +349,8 @@ class Lines:
         if self.over:
             said.append(f"{self.over:,} lines ran after the first {self.made:,} inner steps "
                         f"(at most {self.most:,} are kept, and fewer where the program's "
-                        "tensors are big: each step describes them all)")
+                        "tensors are big, as each step describes them all, or where they took "
+                        f"{self.seconds:g} s)")
         if self.failed:
             said.append(f"{self.failed:,} steps could not be described (a deep recursion "
                         "leaves no room)")
