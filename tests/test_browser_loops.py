@@ -44,10 +44,11 @@ def _said(key: str, lang: str, **values: Any) -> str:
 
 
 def where(lang: str, epoch: int, i: int, line: int = 7) -> str:
-    """The caption of `line` in step() at round `epoch` of 3 and round `i` of the inner loop."""
+    """The caption of `line` in step() at round `epoch` of 3 and round `i` of 2 of the inner
+    loop (over `enumerate(data)`: its length is known too)."""
     return " · ".join([_said("after_line", lang, line=line),
                        _said("round_of", lang, name="epoch", round=epoch, of=3),
-                       _said("round", lang, name="i, (x, y)", round=i),
+                       _said("round_of", lang, name="i, (x, y)", round=i, of=2),
                        _said("in_call", lang, call="step()")])
 
 

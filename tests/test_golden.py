@@ -38,7 +38,7 @@ def normalised(trace: dict[str, Any], blank_numbers: bool) -> Any:
     def walk(value: Any, key: str = "", tokens: dict[int, str] | None = None) -> Any:
         if key == "elapsed_ms":
             return 0
-        if key == "variables":  # addresses name sharing within one snapshot: fresh tokens
+        if key in ("variables", "locals"):  # addresses name sharing within one snapshot
             tokens = {}
         if tokens is not None and key in {"data_ptr", "memory"} and value is not None:
             start = value if key == "data_ptr" else value[0]

@@ -38,6 +38,7 @@ from explorer.safety.sandbox import FILENAME
 from explorer.trace import Step, Trace, error_info, failure
 from explorer.trace.schema import Error, Summary
 
+RING_AGAIN = 0.05  # seconds after the time is up that the clock rings again, until heard
 LINE_SHARE = 0.4  # of a run's time, what the steps of lines inside statements may take
 NODE_WORK = 1_000  # a graph node drawn at a step costs as much as describing this many values
 # Errors of the place and the moment, not of the program: a run that ends so may not repeat.
@@ -220,7 +221,8 @@ def _user_variables(namespace: dict[str, Any]) -> dict[str, Any]:
 def _clock(limits: Limits) -> Iterator[None]:
     """Raise TimeLimit in Python code once the run's time is up."""
     def ring(signum: int, frame: Any) -> None:
-        raise TimeLimit(time_message(limits))
+        signal.setitimer(signal.ITIMER_REAL, RING_AGAIN)  # where Python drops it (a __del__,
+        raise TimeLimit(time_message(limits))  # a gc callback), the clock rings on
 
     previous = signal.signal(signal.SIGALRM, ring)
     signal.setitimer(signal.ITIMER_REAL, limits.time_s)

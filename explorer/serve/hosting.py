@@ -71,10 +71,11 @@ LOCAL = Settings(hosted=False, limits=Limits(), workers=2, burst=30, interval_s=
 HOSTED = Settings(
     hosted=True,
     limits=Limits(time_s=4.0, memory_mb=512, loop_iterations=500_000, output_chars=20_000,
-                  value_elements=500, steps=300, graph_nodes=5_000),
+                  value_elements=500, steps=300, line_steps=600, line_work=5_000_000,
+                  graph_nodes=5_000),
     workers=1, burst=10, interval_s=5.0,
     training_limits=Limits(time_s=10.0, memory_mb=512, output_chars=20_000, value_elements=500,
-                           steps=300, graph_nodes=5_000))
+                           steps=300, line_steps=600, line_work=5_000_000, graph_nodes=5_000))
 
 
 def hosted(environ: Mapping[str, str] = os.environ) -> bool:
