@@ -142,6 +142,30 @@ def test_a_call_asked_for_is_recorded_in_full() -> None:
     assert len(trace.losses) == 1000
 
 
+def test_a_light_call_names_the_gradients_it_wrote_and_no_other() -> None:
+    # After the first ten, calls are light (but for 20): their norms are read once the engine
+    # is done, for the leaves it wrote, as the full calls' hooks see them.
+    code = ("a = torch.ones(2, requires_grad=True)\nb = torch.ones(2, requires_grad=True)\n"
+            "for i in range(10):\n"
+            "    (a * b).sum().backward()\n"  # b.grad = [10, 10] from here on
+            "for i in range(6):\n"
+            "    (a * b * 3).sum().backward(inputs=[a])\n"  # b.grad stays as it was
+            "for i in range(6):\n"
+            "    torch.autograd.grad((a * b).sum(), [a, b])\n"  # writes no .grad: call 20 too
+            "c = torch.ones(2, requires_grad=True)\n"
+            "c.register_post_accumulate_grad_hook(lambda t: setattr(t, 'grad', None))\n"
+            "for i in range(3):\n"
+            "    (c * 2).sum().backward()\n")
+    trace = execute(code)
+    assert trace.ok, trace.error
+    assert [c.call for c in trace.backward] == [*range(1, 11), 20]
+    norms = [s.grad_norms for s in trace.losses]
+    assert norms[9] == pytest.approx({"a": 10 * 2 ** 0.5, "b": 10 * 2 ** 0.5})
+    assert norms[10:16] == [pytest.approx({"a": 2 ** 0.5 * (10 + 3 * k)}) for k in range(1, 7)]
+    assert norms[16:22] == [{}] * 6
+    assert norms[22:] == [{}] * 3  # the program's hook cleared c.grad
+
+
 @pytest.mark.parametrize("scale", [1e20, 1e-30, 3.0])
 def test_a_gradient_norm_holds_where_single_precision_squares_would_not(scale: float) -> None:
     # w.grad is `scale` four times: its norm is 2 * scale, though scale² overflows float32

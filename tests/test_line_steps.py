@@ -570,11 +570,37 @@ def test_sampling_keeps_rounds_1_to_10_then_doubling_and_the_last_when_known() -
     assert {s.rounds[0].of for s in inner(tensor)} == {30}
 
 
-def test_nested_sampling_keeps_a_line_only_when_every_loop_around_it_is_kept() -> None:
-    trace = run("for i in range(12):\n    for j in range(12):\n        t = i * j\n")
-    kept = [*range(1, 11), 12]
-    assert [[r.round for r in s.rounds] for s in inner(trace)] == [
-        [a, b] for a in kept for b in kept]
+def test_nested_loops_sample_their_rounds_counted_together_as_backward_calls_are() -> None:
+    # 12 × 12 rounds of the inner loop, counted over the run: 1–10, 20, 40, 80 and the last
+    trace = run("for i in range(12):\n    for j in range(12):\n        t = i * j\n"
+                "    u = i\n")
+    kept = [*range(1, 11), 20, 40, 80, 144]
+    assert [[r.round for r in s.rounds] for s in inner(trace) if s.line == 3] == [
+        [(k - 1) // 12 + 1, (k - 1) % 12 + 1] for k in kept]
+    assert [[r.round for r in s.rounds] for s in inner(trace) if s.line == 4] == [
+        [k] for k in [*range(1, 11), 12]]
+    # a loop of the program's function, called in a loop: its rounds counted across calls
+    called = run("def epoch(n):\n    for b in range(n):\n        t = b\n\n"
+                 "for e in range(30):\n    epoch(4)\n")
+    assert [[r.round for r in s.rounds] for s in inner(called) if s.line == 3] == [
+        [(k - 1) // 4 + 1, (k - 1) % 4 + 1] for k in [*range(1, 11), 20, 40, 80, 120]]
+    # the last round is the very last only where every loop around it knows its length
+    unknown = run("e = 0\nwhile e < 30:\n    e += 1\n    for b in range(4):\n        t = b\n")
+    assert [s.rounds[-1].round for s in inner(unknown) if s.line == 5][-1] == 4
+    assert len([s for s in inner(unknown) if s.line == 5]) == 10 + 3  # 20, 40, 80
+
+
+def test_a_training_loops_kept_rounds_are_its_backward_calls_recorded_in_full() -> None:
+    trace = run("from torch.utils.data import DataLoader, TensorDataset\n"
+                "w = torch.ones(2, requires_grad=True)\n"
+                "dl = DataLoader(TensorDataset(torch.ones(40, 2)), batch_size=4)\n"
+                "for epoch in range(9):\n    for (x,) in dl:\n"
+                "        loss = (x @ w).sum()\n        loss.backward()\n")
+    assert trace.ok, trace.error
+    stepped = {tuple(r.round for r in s.rounds) for s in inner(trace) if s.line == 7}
+    full = {tuple(r.round for r in c.rounds) for c in trace.backward}
+    assert len(full) == 10 + 3  # calls 1–10, 20, 40, 80
+    assert stepped == full | {(9, 10)}  # and the last round
 
 
 def test_a_function_called_in_a_loop_steps_with_the_callers_rounds_and_its_locals() -> None:

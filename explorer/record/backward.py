@@ -12,8 +12,9 @@ is not built (`jacobian` is None and `jacobian_reason` says why); `vector` keeps
 batched by vmap (`is_grads_batched=True`) are left untouched: such calls run unrecorded.
 A training loop's calls are all summarised (loss, gradient norms), but only some are recorded
 in full: the first ten, those asked for, and then calls 20, 40, 80… (twice as far apart each
-time, so at least one is in the second half of the run); the others pay for their leaves'
-gradient norms alone. The wrapping lives only in the run's own process.
+time, so at least one is in the second half of the run); the others are not hooked at all:
+their leaves' gradient norms are read once the engine is done. The wrapping lives only in
+the run's own process.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import inspect
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from typing import Any
 
@@ -101,67 +102,83 @@ class Recorder:
                 return original(*args, **kwargs)
             self._busy = True
             try:
-                return self._record(kind, original, args, kwargs, roots, vector)
+                return self._record(kind, original, args, kwargs, roots, vector,
+                                    given.get("inputs"))
             finally:
                 self._busy = False
         return call
 
     def _record(self, kind: str, original: Callable[..., Any], args: tuple[Any, ...],
                 kwargs: dict[str, Any], roots: tuple[torch.Tensor, ...],
-                vector: tuple[Any, ...]) -> Any:
+                vector: tuple[Any, ...], inputs: Any) -> Any:
         self.count += 1
-        variables = self.variables()
-        self._names, self._norms = {}, {}
-        for name, value in variables.items():
-            self._names.setdefault(id(value), []).append(name)
         value = roots[0] if len(roots) == 1 and roots[0].numel() == 1 else None
         call = Call(call=self.count, kind=kind, steps=[], leaf_grads=[], roots=[], root=None,
                     vector=None, value=_scalar(value) if value is not None else None)
-        full = self._in_full(self.count)
-        if full:
-            named = {id(v) for v in variables.values()}
-            extra = {f"root {i}": r for i, r in enumerate(roots) if id(r) not in named}
-            graph = record(variables | extra, self.ids, self.max_nodes, self.modules)
-            if graph is not None and graph.dot:
-                if not self.graphs or self.graphs[-1] != graph:
-                    self.graphs.append(graph)
-                call.graph = len(self.graphs) - 1
-            call.rounds = self.rounds() or None
-            call.roots = [self.ids.of_tensor(r) for r in roots]  # output nodes of the graph
-            call.root = call.roots[0] if call.roots else None
-            call.vector = _vector(roots, vector)
-            if call.vector is not None:
-                call.jacobian_reason = NO_JACOBIAN
-        with ExitStack() as hooks:
-            self._hook(roots, call, hooks, full)
+        self._names, self._norms = {}, {}
+        if not self._in_full(self.count):
             try:
                 return original(*args, **kwargs)
             finally:
-                self._keep(call, full)
+                if kind == "backward":  # grad() writes no .grad
+                    self._read_norms(roots, inputs)
+                self._keep(call, False)
+        variables = self._name_variables()
+        named = {id(v) for v in variables.values()}
+        extra = {f"root {i}": r for i, r in enumerate(roots) if id(r) not in named}
+        graph = record(variables | extra, self.ids, self.max_nodes, self.modules)
+        if graph is not None and graph.dot:
+            if not self.graphs or self.graphs[-1] != graph:
+                self.graphs.append(graph)
+            call.graph = len(self.graphs) - 1
+        call.rounds = self.rounds() or None
+        call.roots = [self.ids.of_tensor(r) for r in roots]  # output nodes of the graph
+        call.root = call.roots[0] if call.roots else None
+        call.vector = _vector(roots, vector)
+        if call.vector is not None:
+            call.jacobian_reason = NO_JACOBIAN
+        with ExitStack() as hooks:
+            self._hook(roots, call, hooks)
+            try:
+                return original(*args, **kwargs)
+            finally:
+                self._keep(call, True)
+
+    def _name_variables(self) -> dict[str, Any]:
+        """The program's variables, and each object's names among them."""
+        variables = self.variables()
+        for name, value in variables.items():
+            self._names.setdefault(id(value), []).append(name)
+        return variables
 
     def _in_full(self, number: int) -> bool:
         """Is call `number` recorded in full: one of the first, asked for, or 20, 40, 80…?"""
         return kept(number) or number in self.keep
 
-    def _hook(self, roots: tuple[torch.Tensor, ...], call: Call,
-              hooks: ExitStack, full: bool) -> None:
-        """Hooks on every leaf's .grad, and (`full`) pre- and post-hooks on every node behind
-        the roots."""
-        stack, seen = [r.grad_fn for r in roots if r.grad_fn is not None], set()
-        while stack:
-            node = stack.pop()
-            if node in seen:
-                continue
-            seen.add(node)
-            if full:
-                before, after = self._node_hooks(node, call)
-                hooks.callback(node.register_prehook(before).remove)
-                hooks.callback(node.register_hook(after).remove)
+    def _hook(self, roots: tuple[torch.Tensor, ...], call: Call, hooks: ExitStack) -> None:
+        """Pre- and post-hooks on every node behind the roots, and hooks on every leaf's .grad."""
+        for node in _nodes(roots):
+            before, after = self._node_hooks(node, call)
+            hooks.callback(node.register_prehook(before).remove)
+            hooks.callback(node.register_hook(after).remove)
             variable = getattr(node, "variable", None)
             if isinstance(variable, torch.Tensor):
                 hooks.callback(variable.register_post_accumulate_grad_hook(
-                    self._leaf_hook(call, node, full)).remove)
-            stack.extend(u for u, _ in node.next_functions if u is not None)
+                    self._leaf_hook(call, node)).remove)
+
+    def _read_norms(self, roots: tuple[torch.Tensor, ...], inputs: Any) -> None:
+        """The gradient norms of the leaves a call not recorded in full wrote (those among
+        `inputs` where it names some), read from their `.grad` once the engine is done."""
+        chosen = {id(t) for t in _as_tuple(inputs)}
+        for node in _nodes(roots):
+            leaf = getattr(node, "variable", None)
+            if isinstance(leaf, torch.Tensor) and (not chosen or id(leaf) in chosen):
+                norm = _norm(leaf.grad)
+                if norm is not None:  # a hook may clear .grad
+                    if not self._names:
+                        self._name_variables()
+                    names = self._names.get(id(leaf), [])
+                    self._norms[" = ".join(names) or self.ids.of_tensor(leaf)] = norm
 
     def _node_hooks(self, node: Any, call: Call) -> tuple[Callable[..., None],
                                                           Callable[..., None]]:
@@ -180,19 +197,15 @@ class Recorder:
 
         return before, after
 
-    def _leaf_hook(self, call: Call, node: Any, full: bool) -> Callable[[torch.Tensor], None]:
+    def _leaf_hook(self, call: Call, node: Any) -> Callable[[torch.Tensor], None]:
         def written(leaf: torch.Tensor) -> None:  # `.grad` may be None: a hook of the program's
             names = self._names.get(id(leaf), [])
-            if full:
-                grad = _grad(leaf.grad)
-                call.leaf_grads.append(LeafGrad(
-                    node=self.ids.of_fn(node), leaf=self.ids.of_tensor(leaf), names=names,
-                    after=len(call.steps), grad=grad))
-                norm = None if grad is None else grad.norm
-            else:
-                norm = _norm(leaf.grad)
-            if norm is not None:  # a hook may clear .grad
-                self._norms[" = ".join(names) or self.ids.of_tensor(leaf)] = norm
+            grad = _grad(leaf.grad)
+            call.leaf_grads.append(LeafGrad(
+                node=self.ids.of_fn(node), leaf=self.ids.of_tensor(leaf), names=names,
+                after=len(call.steps), grad=grad))
+            if grad is not None:  # a hook may clear .grad
+                self._norms[" = ".join(names) or self.ids.of_tensor(leaf)] = grad.norm
         return written
 
     def _keep(self, call: Call, full: bool) -> None:
@@ -213,6 +226,17 @@ def kept(number: int) -> bool:
     4 × FIRST… (twice as far apart each time, so one is always in the second half)?"""
     times, rest = divmod(number, FIRST)
     return number <= FIRST or (rest == 0 and times & (times - 1) == 0)
+
+
+def _nodes(roots: tuple[torch.Tensor, ...]) -> Iterator[Any]:
+    """Every backward node behind the roots, each once."""
+    stack, seen = [r.grad_fn for r in roots if r.grad_fn is not None], set()
+    while stack:
+        node = stack.pop()
+        if node not in seen:
+            seen.add(node)
+            yield node
+            stack.extend(u for u, _ in node.next_functions if u is not None)
 
 
 def _from_program() -> bool:

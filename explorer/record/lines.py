@@ -5,10 +5,12 @@
 (`__ae_loop__(loop, iterable)`, which hands the iterable back untouched) and each round
 (`__ae_round__(loop)`). The program sees nothing of it: no value, order or line number
 changes, and the calls run none of its code. Top-level statements are stepped by
-explorer.record.execute as before; a line inside one becomes a step of its own when every loop
-around it (in its function and in those that called it) is in a round kept: the first ten,
-then rounds 20, 40, 80… as backward calls are, and the last one where the loop's length is
-known before it runs (a range, a sequence, a tensor, a DataLoader of torch's own datasets).
+explorer.record.execute as before; a line inside one becomes a step of its own when the
+innermost loop around it (in its function, else in those that called it) is in a round kept.
+A loop's rounds are counted over the whole run, in every frame and every run of the loop, so
+that nested loops sample together, as backward calls do: the first ten, then rounds 20, 40,
+80…, and the very last round where every loop around it knows its length before it runs (a
+range, a sequence, a tensor, a DataLoader of torch's own datasets).
 """
 
 from __future__ import annotations
@@ -226,7 +228,9 @@ class Lines:
         self.over = 0  # lines run after `most` steps or `work`
         self.failed = 0  # steps that could not be made
         self.paused = 0  # inside a saved tensor's hooks, or once the run is over
-        self._rounds: dict[tuple[int, int], int] = {}  # (frame, loop) → its round
+        # (frame, loop) → its round there, and the loop's round counted over the run
+        self._rounds: dict[tuple[int, int], tuple[int, int]] = {}
+        self._total: dict[int, int] = {}  # loop → rounds it started over the run
         self._lengths: dict[tuple[int, int], int] = {}  # (frame, loop) → rounds it will run
 
     def hooks(self) -> dict[str, Callable[..., Any]]:
@@ -262,7 +266,7 @@ class Lines:
         if len(self._rounds) > FORGET:
             self._forget(frame)
         key = (id(frame), number)
-        self._rounds[key] = 0
+        self._rounds[key] = (0, self._total.get(number, 0))
         length = _length(iterable)
         if length is None:
             self._lengths.pop(key, None)
@@ -279,12 +283,13 @@ class Lines:
 
     def round(self, number: int) -> None:
         key = (id(sys._getframe(1)), number)
-        self._rounds[key] = self._rounds.get(key, 0) + 1
+        total = self._total[number] = self._total.get(number, 0) + 1
+        self._rounds[key] = (self._rounds.get(key, (0, 0))[0] + 1, total)
 
     def line(self, number: int) -> None:
         place = self.plan.places[number]
         frame = sys._getframe(1)
-        if place.loops and not self._in_kept_round(frame, place.loops[-1]):
+        if place.loops and not self._maybe_kept(frame, place.loops[-1]):
             self.passed += 1  # decided without walking the frames: the common case
             return
         frames = running(frame)
@@ -303,17 +308,20 @@ class Lines:
                 self.failed += 1
             self.took += time.perf_counter() - started
 
-    def _in_kept_round(self, frame: FrameType, loop: int) -> bool:
+    def _maybe_kept(self, frame: FrameType, loop: int) -> bool:
+        """Whether `loop`, running in `frame`, is in a round kept or in its last."""
         key = (id(frame), loop)
-        count = self._rounds.get(key, 1)
-        return kept(count) or count == self._lengths.get(key)
+        count, total = self._rounds.get(key, (1, 1))
+        return kept(total) or count == self._lengths.get(key)
 
     def _kept(self, frames: list[tuple[FrameType, int]], loops: tuple[int, ...]) -> bool:
-        """Whether every loop around the innermost of `frames` (at `loops`) is in a round
-        kept."""
-        return all(self._in_kept_round(frame, number)
-                   for index, (frame, line) in enumerate(frames)
-                   for number in (loops if index == 0 else self.plan.around.get(line, ())))
+        """Whether the innermost of `frames` (at `loops`) is in a round kept: its innermost
+        loop's round over the run is, or every loop around it is in its last round."""
+        keys = [(id(frame), number) for index, (frame, line) in enumerate(frames)
+                for number in reversed(loops if index == 0 else self.plan.around.get(line, ()))]
+        if not keys or kept(self._rounds.get(keys[0], (1, 1))[1]):
+            return True
+        return all(self._rounds.get(key, (1, 1))[0] == self._lengths.get(key) for key in keys)
 
     def where(self, frames: list[tuple[FrameType, int]],
               loops: tuple[int, ...] | None = None) -> Where:
@@ -336,7 +344,7 @@ class Lines:
     def _round(self, frame: FrameType, number: int) -> Round:
         key = (id(frame), number)
         loop = self.plan.loops[number]
-        count, length = max(1, self._rounds.get(key, 1)), self._lengths.get(key)
+        count, length = max(1, self._rounds.get(key, (1, 1))[0]), self._lengths.get(key)
         return Round(line=loop.line, name=loop.name, round=count,
                      of=length if length is not None and count <= length else None)
 
@@ -344,8 +352,9 @@ class Lines:
         """What was left out, in words; None if nothing was."""
         said = []
         if self.passed:
-            said.append(f"{self.passed:,} lines ran in rounds not kept (a loop's first ten, "
-                        "then rounds 20, 40, 80… and its last where its length is known)")
+            said.append(f"{self.passed:,} lines ran in rounds not kept (counted over the "
+                        "run, nested loops together: the first ten, then rounds 20, 40, 80… "
+                        "as backward calls are, and the very last where the lengths are known)")
         if self.over:
             said.append(f"{self.over:,} lines ran after the first {self.made:,} inner steps "
                         f"(at most {self.most:,} are kept, and fewer where the program's "
