@@ -32,6 +32,7 @@ import torch
 
 from explorer.record.graph import Ids, record
 from explorer.record.modules import Modules
+from explorer.record.orders import Orders
 from explorer.record.snapshot import leading_block, tensor_values
 from explorer.safety.sandbox import FILENAME
 from explorer.trace.schema import Call, EngineStep, Gradient, Graph, LeafGrad, Round, Summary
@@ -55,11 +56,13 @@ class Recorder:
     def __init__(self, variables: Callable[[], dict[str, Any]], ids: Ids, modules: Modules,
                  graphs: list[Graph], max_nodes: int, keep: tuple[int, ...] = (),
                  progress: Callable[[Summary], None] | None = None,
-                 rounds: Callable[[], list[Round]] = list) -> None:
+                 rounds: Callable[[], list[Round]] = list,
+                 orders: Orders | None = None) -> None:
         self.variables = variables
         self.rounds = rounds  # the loops around the program's line that is calling
         self.ids = ids
         self.modules = modules
+        self.orders = orders or Orders(ids)  # who made the nodes a create_graph call makes
         self.graphs = graphs
         self.max_nodes = max_nodes
         self.keep = set(keep)  # call numbers recorded in full whatever their place
@@ -103,30 +106,43 @@ class Recorder:
             self._busy = True
             try:
                 return self._record(kind, original, args, kwargs, roots, vector,
-                                    given.get("inputs"))
+                                    given.get("inputs"), bool(given.get("create_graph")))
             finally:
                 self._busy = False
         return call
 
     def _record(self, kind: str, original: Callable[..., Any], args: tuple[Any, ...],
                 kwargs: dict[str, Any], roots: tuple[torch.Tensor, ...],
-                vector: tuple[Any, ...], inputs: Any) -> Any:
+                vector: tuple[Any, ...], inputs: Any, create_graph: bool) -> Any:
         self.count += 1
         value = roots[0] if len(roots) == 1 and roots[0].numel() == 1 else None
         call = Call(call=self.count, kind=kind, steps=[], leaf_grads=[], roots=[], root=None,
                     vector=None, value=_scalar(value) if value is not None else None)
         self._names, self._norms = {}, {}
-        if not self._in_full(self.count):
+        full = self._in_full(self.count)
+        if full:
+            self._draw(call, roots, vector)
+        with ExitStack() as hooks:
+            if full or create_graph:
+                self._hook(roots, call, hooks, full, create_graph)
             try:
-                return original(*args, **kwargs)
+                result = original(*args, **kwargs)
+                if create_graph and kind == "grad":
+                    self.orders.returned(result, _as_tuple(inputs), call.call)
+                return result
             finally:
-                if kind == "backward":  # grad() writes no .grad
+                if not full and kind == "backward":  # grad() writes no .grad
                     self._read_norms(roots, inputs)
-                self._keep(call, False)
+                self._keep(call, full)
+
+    def _draw(self, call: Call, roots: tuple[torch.Tensor, ...],
+              vector: tuple[Any, ...]) -> None:
+        """What a call recorded in full says before the engine runs: its graph, roots, `v`
+        and the loops around it."""
         variables = self._name_variables()
         named = {id(v) for v in variables.values()}
         extra = {f"root {i}": r for i, r in enumerate(roots) if id(r) not in named}
-        graph = record(variables | extra, self.ids, self.max_nodes, self.modules)
+        graph = record(variables | extra, self.ids, self.max_nodes, self.modules, self.orders)
         if graph is not None and graph.dot:
             if not self.graphs or self.graphs[-1] != graph:
                 self.graphs.append(graph)
@@ -137,12 +153,6 @@ class Recorder:
         call.vector = _vector(roots, vector)
         if call.vector is not None:
             call.jacobian_reason = NO_JACOBIAN
-        with ExitStack() as hooks:
-            self._hook(roots, call, hooks)
-            try:
-                return original(*args, **kwargs)
-            finally:
-                self._keep(call, True)
 
     def _name_variables(self) -> dict[str, Any]:
         """The program's variables, and each object's names among them."""
@@ -155,14 +165,22 @@ class Recorder:
         """Is call `number` recorded in full: one of the first, asked for, or 20, 40, 80…?"""
         return kept(number) or number in self.keep
 
-    def _hook(self, roots: tuple[torch.Tensor, ...], call: Call, hooks: ExitStack) -> None:
-        """Pre- and post-hooks on every node behind the roots, and hooks on every leaf's .grad."""
-        for node in _nodes(roots):
-            before, after = self._node_hooks(node, call)
+    def _hook(self, roots: tuple[torch.Tensor, ...], call: Call, hooks: ExitStack,
+              full: bool, create_graph: bool) -> None:
+        """Pre- and post-hooks on every node behind the roots, to record the call in full
+        (with hooks on every leaf's .grad) or to tell who made the nodes it makes."""
+        nodes = list(_nodes(roots))
+        if create_graph:
+            if not self._names:
+                self._name_variables()
+            self.orders.start(nodes, {r.grad_fn: self._names.get(id(r), ["output"])[0]
+                                      for r in roots if r.grad_fn is not None})
+        for node in nodes:
+            before, after = self._node_hooks(node, call, full, create_graph)
             hooks.callback(node.register_prehook(before).remove)
             hooks.callback(node.register_hook(after).remove)
             variable = getattr(node, "variable", None)
-            if isinstance(variable, torch.Tensor):
+            if full and isinstance(variable, torch.Tensor):
                 hooks.callback(variable.register_post_accumulate_grad_hook(
                     self._leaf_hook(call, node)).remove)
 
@@ -180,20 +198,26 @@ class Recorder:
                     names = self._names.get(id(leaf), [])
                     self._norms[" = ".join(names) or self.ids.of_tensor(leaf)] = norm
 
-    def _node_hooks(self, node: Any, call: Call) -> tuple[Callable[..., None],
-                                                          Callable[..., None]]:
+    def _node_hooks(self, node: Any, call: Call, full: bool,
+                    create_graph: bool) -> tuple[Callable[..., None], Callable[..., None]]:
         """The engine calls `before` as it starts `node` and `after` once it has run."""
         sid = self.ids.of_fn(node)
         targets = [self.ids.of_fn(u) if u is not None else None for u, _ in node.next_functions]
 
         def before(grad_outputs: tuple[Any, ...]) -> None:
-            call.steps.append(EngineStep(node=sid, name=type(node).__name__,
-                                         grad_outputs=[_grad(g) for g in grad_outputs],
-                                         grad_inputs=[]))
+            if create_graph:
+                self.orders.reached(node, grad_outputs, call.call)
+            if full:
+                call.steps.append(EngineStep(node=sid, name=type(node).__name__,
+                                             grad_outputs=[_grad(g) for g in grad_outputs],
+                                             grad_inputs=[]))
 
         def after(grad_inputs: tuple[Any, ...], grad_outputs: tuple[Any, ...]) -> None:
-            call.steps[-1].grad_inputs = [_grad(g, to) for g, to in
-                                          zip(grad_inputs, targets, strict=False)]
+            if create_graph:
+                self.orders.ran(node, grad_inputs, call.call)
+            if full:
+                call.steps[-1].grad_inputs = [_grad(g, to) for g, to in
+                                              zip(grad_inputs, targets, strict=False)]
 
         return before, after
 

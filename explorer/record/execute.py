@@ -30,6 +30,7 @@ from explorer.record.graph import Ids
 from explorer.record.graph import record as record_graph
 from explorer.record.lines import Lines, Place, Where, plan, raised, running
 from explorer.record.modules import Modules
+from explorer.record.orders import Orders
 from explorer.record.snapshot import snapshot
 from explorer.safety import sandbox
 from explorer.safety.guards import Guards, Output, names_a_date, unrepeatable_reached
@@ -81,7 +82,8 @@ def execute(code: str, *, device: str = "cpu", limits: Limits = Limits(),
     namespace = guards.namespace()
     trace = Trace(ok=True, notes=list(program.notes), device=device,
                   threads=torch.get_num_threads())
-    steps = _Steps(trace, namespace, out, limits, Ids(), Modules())
+    ids = Ids()
+    steps = _Steps(trace, namespace, out, limits, ids, Modules(), Orders(ids))
     found = plan(program.tree)
     lines = Lines(found, steps.inner, limits.line_steps, limits.line_work,
                   LINE_SHARE * limits.time_s)
@@ -93,7 +95,8 @@ def execute(code: str, *, device: str = "cpu", limits: Limits = Limits(),
         try:
             recorder = Recorder(lambda: _user_variables(namespace), steps.ids, steps.modules,
                                 trace.graphs, limits.graph_nodes, keep, progress,
-                                lambda: lines.where(running(sys._getframe())).rounds)
+                                lambda: lines.where(running(sys._getframe())).rounds,
+                                steps.orders)
             with _clock(limits), recorder.install(), steps.modules.install(), lines.install():
                 for stmt in program.tree.body:
                     steps.line = stmt.lineno
@@ -154,6 +157,7 @@ class _Steps:
     limits: Limits
     ids: Ids
     modules: Modules
+    orders: Orders
     line: int = 0  # the top-level statement running
     top: int = 0  # top-level statements stepped
     printed: int = 0  # output told by the steps so far
@@ -181,7 +185,8 @@ class _Steps:
             function = where.calls[-1].rsplit(".", 1)[-1]
             names |= {name if name not in names else f"{function}.{name}": value
                       for name, value in local.items()}
-        graph = record_graph(names, self.ids, self.limits.graph_nodes, self.modules)
+        graph = record_graph(names, self.ids, self.limits.graph_nodes, self.modules,
+                             self.orders)
         variables = snapshot(self.namespace, cap)
         described = None if local is None else snapshot(local, cap)
         graphs = self.trace.graphs

@@ -33,7 +33,7 @@ from __future__ import annotations
 import itertools
 import weakref
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 from graphviz import Digraph
@@ -44,6 +44,9 @@ from explorer.record.snapshot import version
 from explorer.trace.graph_view import COLOURS, FREED, MODIFIED, NODE_ATTR, edge_line, node_line
 from explorer.trace.schema import Edge, Graph, Node
 from explorer.trace.wire import uncollected
+
+if TYPE_CHECKING:
+    from explorer.record.orders import Orders
 
 PACKED = "packed by the program's saved-tensor hooks: not read, as that would run its unpack hook"
 MAX_ATTR_CHARS = 50  # torchviz's default
@@ -85,10 +88,12 @@ class TooBig(Exception):
 
 
 def record(variables: dict[str, Any], ids: Ids, max_nodes: int,
-           modules: Modules | None = None) -> Graph | None:
+           modules: Modules | None = None, orders: Orders | None = None) -> Graph | None:
     """The graph behind the tensor variables, or None when no variable takes part in one;
     with `modules`, each node made by a module call or holding a parameter names its module
-    (`module`), and a parameter is labelled by its path (`model.fc1.weight`)."""
+    (`module`), and a parameter is labelled by its path (`model.fc1.weight`); with `orders`,
+    a node a backward call made says which node's backward made it and its derivative order,
+    and a gradient a call started from, saved by such a node, is labelled `∂y/∂y`."""
     roots: dict[int, torch.Tensor] = {}
     names: dict[int, list[str]] = {}
     for name, value in variables.items():
@@ -100,7 +105,7 @@ def record(variables: dict[str, Any], ids: Ids, max_nodes: int,
     made = {(id(t.grad_fn), t.output_nr): (t.grad_fn, t) for t in roots.values()
             if t.grad_fn is not None}
     drawing = _Drawing(ids, {key: " = ".join(n) for key, n in names.items()}, made, max_nodes,
-                       (modules or Modules()).names(variables))
+                       (modules or Modules()).names(variables), orders)
     try:
         with uncollected():
             return drawing.draw(roots.values())
@@ -114,8 +119,9 @@ class _Drawing:
 
     def __init__(self, ids: Ids, names: dict[int, str],
                  made: dict[tuple[int, int], tuple[Any, torch.Tensor]], max_nodes: int,
-                 paths: Names) -> None:
+                 paths: Names, orders: Orders | None) -> None:
         self.ids = ids
+        self.orders = orders
         self.names = names
         self.made = made  # (id of grad_fn, output_nr) -> (grad_fn, named tensor it made)
         self.paths = paths
@@ -185,10 +191,12 @@ class _Drawing:
             self._tensor_node(var_sid, variable, self._label(variable), "leaf")
             self._edge(var_sid, sid, "grad")
         self.dot.body.append(node_line(sid, label, {}))
+        made = self.orders.of(fn) if self.orders is not None else None
         self.nodes[sid] = Node(
             id=sid, kind="backward", label=label, name=type(fn).__name__, saved=saved,
             custom=isinstance(fn, torch.autograd.function.BackwardCFunction),
-            module=self.paths.of_node(fn))
+            module=self.paths.of_node(fn), order=made.order if made else None,
+            made_by=made.by if made else None, made_in=made.call if made else None)
         for u, _ in getattr(fn, "next_functions", ()):
             if u is not None:
                 self._edge(self.ids.of_fn(u), sid, "grad")
@@ -256,7 +264,9 @@ class _Drawing:
             t_sid = self.ids.of_tensor(t) if t is again else f"{owner}.{label}"
         self._edge(*((t_sid, owner) if custom else (owner, t_sid)), "saved", dir="none")
         if var is None:
-            self._tensor_node(t_sid, t, self._label(t, None if custom else label), "saved")
+            grad = self.orders.gradient(t, owner) if self.orders is not None else None
+            self._tensor_node(t_sid, t, self._label(t, grad or (None if custom else label)),
+                              "saved")
             if custom:
                 self.nodes[t_sid].custom = True  # torchviz always shows these
 

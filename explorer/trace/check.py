@@ -44,7 +44,7 @@ MAX_CONTAINERS = 1_000_000
 # What a node of each kind must have, and what only the other kind has.
 BACKWARD_NEEDS = ("name",)
 TENSOR_NEEDS = ("shape", "dtype", "device", "requires_grad", "is_leaf")
-BACKWARD_ONLY = ("name", "saved")
+BACKWARD_ONLY = ("name", "saved", "order", "made_by", "made_in")
 TENSOR_ONLY = ("names", "shape", "dtype", "device", "requires_grad", "is_leaf", "grad_fn",
                "version")
 # What a variable of each kind must have.

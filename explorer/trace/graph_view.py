@@ -55,6 +55,10 @@ CLUSTER_STYLE = "style=\"dashed,rounded\" color=grey50 fontcolor=grey30 fontname
 FREED = "saved values freed by backward()"  # a saved value's details once backward() ran
 MODIFIED = "changed in place since it was saved"  # ...once the program changed it in place
 MARK = "#f76707"  # the outline of nodes marked: the backward animation's orange
+# A backward node's fill by its derivative order (2, 3, 4…; order 1 keeps torchviz's grey),
+# round again past the last; each with the Streamlit colour of the page's legend.
+ORDER_FILLS = (("#d0bfff", "violet"), ("#fcc2d7", "red"), ("#ffe066", "yellow"),
+               ("#96f2d7", "green"))
 GREY = "lightgrey"  # a backward node's fill: graphviz's for style=filled with no colour given
 COLLAPSE_ABOVE = 300  # nodes; above this, chains of one op are grouped
 MIN_CHAIN = 4
@@ -126,11 +130,13 @@ def node_lines(trace: Trace) -> dict[str, tuple[int, int]]:
 
 def view(graph: Graph, roots: list[str] | None = None, show_saved: bool = True,
          show_attrs: bool = True, collapse: bool = True, fold: tuple[str, ...] = (),
-         notes: dict[str, str] | None = None, marked: frozenset[str] = frozenset()) -> View:
+         notes: dict[str, str] | None = None, marked: frozenset[str] = frozenset(),
+         order: int | None = None) -> View:
     """The part of `graph` behind `roots` (node ids; all outputs when None), as DOT, with the
     nodes of each module in `fold` (paths, see `modules`) drawn as one node, `notes` (node
-    id -> text, e.g. its values) written under the labels of the nodes they name, and the
-    nodes `marked` outlined in orange (those a statement added, say)."""
+    id -> text, e.g. its values) written under the labels of the nodes they name, the
+    nodes `marked` outlined in orange (those a statement added, say), and, given an `order`,
+    only the backward nodes of that derivative order with the tensors beside them."""
     nodes: dict[str, Node] = {n.id: n for n in graph.nodes}
     edges = graph.edges if show_saved else [
         e for e in graph.edges if e.kind != "saved" or _custom(nodes, e.src)
@@ -138,6 +144,8 @@ def view(graph: Graph, roots: list[str] | None = None, show_saved: bool = True,
     keep = _behind(edges, roots) if roots else set(nodes)
     if not show_saved:
         keep -= {i for i, n in nodes.items() if n.kind == "saved" and not n.custom}
+    if order is not None:
+        keep = _of_order(nodes, edges, keep, order)
     edges = [e for e in edges if e.src in keep and e.dst in keep]
     kept = {i: n for i, n in nodes.items() if i in keep}
     groups: dict[str, list[str]] = {}
@@ -146,8 +154,39 @@ def view(graph: Graph, roots: list[str] | None = None, show_saved: bool = True,
     if collapse and len(kept) > COLLAPSE_ABOVE:
         kept, edges, chains = _collapse(kept, edges)
         groups |= chains
-    return View(_dot(kept, edges, show_attrs, notes or {}, marked), kept, groups,
+    ops = {n.id: n.name for n in graph.nodes if n.kind == "backward"}
+    return View(_dot(kept, edges, show_attrs, notes or {}, marked, ops), kept, groups,
                 hidden=len(nodes) - len(keep))
+
+
+def order_of(node: Node) -> int:
+    """A backward node's derivative order: 1 for the forward's, k + 1 for what the backward
+    of an order-k node made."""
+    return node.order or 1
+
+
+def order_fill(order: int) -> tuple[str, str]:
+    """The fill of a backward node of derivative `order` above 1, and its legend's colour."""
+    return ORDER_FILLS[(order - 2) % len(ORDER_FILLS)]
+
+
+def orders(graph: Graph) -> dict[int, int]:
+    """How many backward nodes of each derivative order `graph` has, lowest order first
+    (empty when all are the forward's)."""
+    counts: dict[int, int] = defaultdict(int)
+    for node in graph.nodes:
+        if node.kind == "backward":
+            counts[order_of(node)] += 1
+    return dict(sorted(counts.items())) if len(counts) > 1 or 1 not in counts else {}
+
+
+def _of_order(nodes: dict[str, Node], edges: list[Edge], keep: set[str],
+              order: int) -> set[str]:
+    """Of `keep`, the backward nodes of `order` and the tensors joined to them."""
+    chosen = {i for i in keep if nodes[i].kind == "backward" and order_of(nodes[i]) == order}
+    beside = {end for e in edges if e.src in chosen or e.dst in chosen for end in (e.src, e.dst)
+              if end in keep and nodes[end].kind != "backward"}
+    return chosen | beside
 
 
 def _custom(nodes: dict[str, Node], node: str) -> bool:
@@ -282,17 +321,20 @@ def _grouped(nodes: dict[str, Node], edges: list[Edge], member_of: dict[str, str
 
 
 def _dot(nodes: dict[str, Node], edges: list[Edge], show_attrs: bool, notes: dict[str, str],
-         marked: frozenset[str]) -> str:
+         marked: frozenset[str], ops: dict[str, str | None]) -> str:
+    """DOT for `nodes` and `edges`; `ops`: every backward node's op, by id."""
     body = []
     for node in nodes.values():
         label = node.label if show_attrs or node.kind != "backward" else node.name
         if node.id in notes:
             label = f"{label}\n{notes[node.id]}"
-        attrs = {"tooltip": tooltip(node)}
+        attrs = {"tooltip": tooltip(node, ops.get(node.made_by or ""))}
         if node.kind == "group":
             attrs.update(fillcolor=GREY, style="filled,dashed")
         elif node.kind != "backward":
             attrs["fillcolor"] = COLOURS.get(node.kind, "white")
+        elif order_of(node) > 1:
+            attrs["fillcolor"] = order_fill(order_of(node))[0]
         if node.id in marked:  # the outline only: graphviz fills with `color` if no fill
             attrs.update(color=MARK, penwidth="2.5", fillcolor=attrs.get("fillcolor", GREY))
         body.append(node_line(node.id, label, attrs))
@@ -371,13 +413,17 @@ def _source(body: list[str]) -> str:
     return dot.source
 
 
-def tooltip(node: Node) -> str:
-    """The details shown when hovering over a node."""
+def tooltip(node: Node, maker: str | None = None) -> str:
+    """The details shown when hovering over a node (`maker`: the op of the node whose
+    backward made it)."""
     if isinstance(node, Group):
         return (f"{node.name}: {len(node.members)} nodes, folded" if node.folded
                 else f"{len(node.members)} × {node.name}, collapsed")
     if node.kind == "backward":
         lines = [str(node.name)] + [f"{k}: {v}" for k, v in (node.saved or {}).items()]
+        if node.order:
+            lines.append(f"derivative order {node.order}: made by the backward of "
+                         f"{maker or 'a node'} ({node.made_by}) in backward call {node.made_in}")
         return "\n".join(lines)
     names = ", ".join(node.names or ()) or f"({node.kind} tensor)"
     return "\n".join([names, f"shape {tuple(node.shape or ())}  {node.dtype}  {node.device}",

@@ -95,6 +95,12 @@ class Node(Tensor, kw_only=True):
     saved: dict[str, str] | None = None  # what it saved, described
     custom: bool | None = None  # made by a custom autograd.Function
     module: str | None = None  # the nn.Module call that made it (`model.fc1`)
+    # A backward node a backward call with create_graph=True made: its derivative order (2 for
+    # what the forward's nodes' backward made; none: 1, the forward's), the node whose
+    # backward made it, and the call.
+    order: Annotated[int, msgspec.Meta(ge=2)] | None = None
+    made_by: NodeId | None = None
+    made_in: Annotated[int, msgspec.Meta(ge=1)] | None = None
     names: list[str] | None = None  # the program's names of a tensor
     colour: str | None = None  # its fill, as torchviz gives one to its kind
 

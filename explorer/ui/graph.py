@@ -17,6 +17,8 @@ from explorer.trace.graph_view import (
     modules,
     named_outputs,
     node_lines,
+    order_fill,
+    orders,
 )
 from explorer.trace.schema import Node, Variable
 from explorer.ui.code_editor import ASSETS
@@ -182,6 +184,10 @@ def _details(node: Node, lang: str) -> list[tuple[str, Any]]:
     if node.kind == "backward":
         rows = [(text("detail_op", lang), node.name),
                 (text("detail_custom", lang), bool(node.custom))]
+        if node.order:
+            rows += [(text("detail_order", lang), node.order),
+                     (text("detail_made_by", lang), node.made_by),
+                     (text("detail_made_in", lang), node.made_in)]
         return rows + [(text("detail_saved", lang, name=plain(k)), v)
                        for k, v in (node.saved or {}).items()]
     return [(text("detail_tensor", lang), _name(node)),
@@ -198,6 +204,33 @@ def _fold(page: str, paths: list[str], lang: str) -> list[str]:
                           placeholder="—")
     keep("fold", fold or None)
     return fold
+
+
+def _order(page: str, sizes: dict[int, int], lang: str) -> int | None:
+    """How many nodes each derivative order has, and the one order to draw (None: all; no
+    choice shown where the graph is the forward's alone)."""
+    if not sizes:
+        return None
+    st.caption(text("orders_sizes", lang, sizes=" · ".join(
+        text("order_nodes", lang, order=_badge(order, lang), nodes=nodes)
+        for order, nodes in sizes.items())))
+    choices = [0, *sizes]  # 0: all
+    restore("order", f"{page}.order", sizes)
+    if st.session_state.get(f"{page}.order") not in choices:
+        st.session_state[f"{page}.order"] = 0
+    order = st.segmented_control(
+        text("derivative_order", lang), choices, key=f"{page}.order",
+        format_func=lambda k: text("order_label", lang, order=k) if k else text(
+            "order_all", lang))
+    keep("order", order or None)
+    return order or None
+
+
+def _badge(order: int, lang: str) -> str:
+    """Derivative `order` named in the colour the picture fills its nodes with."""
+    if order == 1:
+        return f":gray-background[{text('order_forward', lang)}]"
+    return f":{order_fill(order)[1]}-background[{text('order_label', lang, order=order)}]"
 
 
 def graph_at_step(page: str, trace: Trace, index: int, lang: str,
@@ -240,8 +273,9 @@ def graph_at_step(page: str, trace: Trace, index: int, lang: str,
     numbers = options[2].toggle(text("numbers_on_picture", lang), key=f"{page}.values")
     expand = st.session_state[f"{page}.expand"]
     fold = _fold(page, modules(graph), lang)
+    order = _order(page, orders(graph), lang)
     shown = drawn(trace, index, Options(tuple(roots), saved, attrs, expand, numbers,
-                                        tuple(fold)),
+                                        tuple(fold), order),
                   frozenset(found.nodes) if found is not None and found.nodes else None)
     for note in _grouped(shown, lang) + ([_freed(shown, lang)] if saved else []):
         if note:

@@ -14,8 +14,8 @@ from explorer.views.present import node_values
 @dataclass(frozen=True)
 class Options:
     """The Graph page's choices: whose graph (variable names; none: every output), saved
-    tensors and node attributes shown, long chains expanded, values under the labels, and
-    the modules drawn as one node each."""
+    tensors and node attributes shown, long chains expanded, values under the labels, the
+    modules drawn as one node each, and the one derivative order drawn (None: all)."""
 
     roots: tuple[str, ...] = ()
     saved: bool = True
@@ -23,6 +23,7 @@ class Options:
     expand: bool = False
     numbers: bool = True
     fold: tuple[str, ...] = ()
+    order: int | None = None
 
 
 def defaults(trace: Trace, index: int) -> Options:
@@ -43,6 +44,7 @@ def drawn(trace: Trace, index: int, options: Options,
     before = trace.steps[index - 1].graph if index else None
     return view(graph, [named[r] for r in options.roots if r in named] or None, options.saved,
                 options.attrs, collapse=not options.expand, fold=options.fold,
+                order=options.order,
                 notes=node_values(graph, step.variables) if options.numbers else None,
                 marked=marked if marked is not None else added(
                     graph, trace.graphs[before] if before is not None else None))
