@@ -13,6 +13,7 @@ import pytest
 import torch
 from streamlit.testing.v1 import AppTest
 
+from explorer.content.rules import rule
 from explorer.record.execute import execute
 from explorer.safety.limits import Limits
 from explorer.trace import Trace
@@ -222,3 +223,26 @@ def test_the_graph_page_counts_the_orders_and_draws_one_at_a_time(lang: str) -> 
 def _drawn(picture: str) -> list[str]:
     """The texts an SVG draws."""
     return re.findall(r"<text[^>]*>([^<]*)</text>", picture)
+
+
+def test_the_backward_page_replays_the_third_derivative_and_says_who_made_each_node() -> None:
+    at = AppTest.from_file("../streamlit_app.py", default_timeout=60)
+    at.run()
+    at.switch_page("pages/5_Backward.py").run()
+    at.session_state["backward.code"] = CUBE
+    at.button(key="backward.run").click().run()
+    assert not at.exception and at.session_state["backward.call"] == 3
+    at.button(key="backward.replay.3.last").click().run()
+    said = "\n".join(str(e.value) for kind in ("markdown", "caption", "info")
+                     for e in getattr(at, kind))
+    assert "3. `PowBackward0`" in said
+    assert ("Derivative order 3: this node was made by the backward of `PowBackward0`, in "
+            "backward call 2.") in said
+
+
+def test_a_derivative_of_a_backward_formula_has_a_rule_of_its_own() -> None:
+    for lang in ("en", "zh"):
+        assert "create_graph=True" in rule("TanhBackwardBackward0", lang)
+        assert rule("TanhBackward0", lang) == rule("Tanh", lang) != rule(
+            "TanhBackwardBackward0", lang)
+    assert "create_graph" not in rule("MyReLUBackward")  # a custom Function's name

@@ -188,6 +188,11 @@ def _engine_panel(call: Call, graph: Graph, index: int, lang: str,
     st.markdown(f"**{index + 1}. {code_span(str(step.name))}** · "
                 f"{text('on_device', lang, device=plain(device))}")
     st.info(rule(step.name, lang, custom), icon=":material/functions:")
+    node = nodes.get(step.node)
+    if node is not None and node.order:
+        maker = nodes.get(node.made_by or "")
+        st.caption(text("made_by_step", lang, order=node.order, call=node.made_in,
+                        maker=code_span(maker.name if maker else str(node.made_by))))
     received, sent = st.columns(2)
     with received:
         st.markdown(f"**{text('received', lang)}**")
