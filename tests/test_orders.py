@@ -20,6 +20,7 @@ from explorer.trace import Trace
 from explorer.trace.check import BadResult, read_data
 from explorer.trace.graph_view import ORDER_FILLS, orders, tooltip, view
 from explorer.trace.schema import Graph, Node
+from explorer.views.present import variable_rows
 from explorer.views.render import svg
 from tests.conftest import graph_viewer
 from tests.forged import forged
@@ -246,3 +247,36 @@ def test_a_derivative_of_a_backward_formula_has_a_rule_of_its_own() -> None:
         assert rule("TanhBackward0", lang) == rule("Tanh", lang) != rule(
             "TanhBackwardBackward0", lang)
     assert "create_graph" not in rule("MyReLUBackward")  # a custom Function's name
+
+
+DUAL = """import torch.autograd.forward_ad as fwAD
+x = torch.tensor([1.0, 2.0])
+v = torch.tensor([1.0, 0.0])
+with fwAD.dual_level():
+    d = fwAD.make_dual(x, v)
+    y = d.sin() * d
+    p, t = fwAD.unpack_dual(y)
+    print(t)
+z = y * 2
+"""
+
+
+def test_forward_mode_ad_shows_each_dual_tensor_with_its_tangent() -> None:
+    trace = execute(DUAL)
+    assert trace.ok, trace.error
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(DUAL, "<plain>", "exec"), {"torch": torch})  # noqa: S102
+    assert trace.stdout == out.getvalue()
+    inside = {s.line: s for s in trace.steps if s.within == 4}
+    d, y = inside[6].variables["d"], inside[6].variables["y"]
+    assert (d.values, d.tangent) == ([1.0, 2.0], [1.0, 0.0])
+    x = torch.tensor([1.0, 2.0])
+    assert y.tangent == pytest.approx((x.cos() * x + x.sin()).mul(torch.tensor([1.0, 0.0]))
+                                      .tolist())
+    assert inside[7].variables["p"].tangent is None  # the primal alone: no tangent
+    after = trace.steps[-1].variables
+    assert all(info.tangent is None for info in after.values())  # the level is gone
+    tangents = {row["name"]: row["tangent"] for row in variable_rows(inside[6].variables)}
+    assert (tangents["x"], tangents["d"]) == ("", "`[1., 0.]`")
+    assert "tangent" not in variable_rows(after)[0]

@@ -12,6 +12,7 @@ import torch
 from msgspec.structs import asdict
 
 from explorer.pool.worker import WorkerPool
+from explorer.record.backward import kept
 from explorer.record.execute import execute
 from explorer.record.thin import LEVELS, fitted
 from explorer.safety.limits import Limits
@@ -211,15 +212,21 @@ LOOP_LIMITS = Limits(time_s=300, line_steps=400)  # fewer line steps: a quicker 
 def loop(request: pytest.FixtureRequest) -> Trace:
     trace = execute(LOOP.format(fail=request.param), limits=LOOP_LIMITS)
     assert trace.ok is (request.param is None)
-    assert sum(s.locals is not None for s in trace.steps) > 100
+    # every kept round of the 2,000 (counted together, as backward calls are) steps through
+    # the function's three lines before its `if`; and the last round, if the run ends it
+    rounds = sum(map(kept, range(1, 2_001))) + (request.param is None)
+    assert sum(s.locals is not None and s.line < 12 for s in trace.steps) == 3 * rounds
     return trace
 
 
 def test_a_long_loop_with_line_steps_fits_and_keeps_its_last_and_stopped_steps(
         loop: Trace) -> None:
-    assert len(trace_message(loop)) > MAX_RESULT_BYTES
+    # Its rounds sampled as backward calls are, the record fits the cap whole: thinned to
+    # half its size, it must keep its last and stopped steps all the same.
+    size = len(trace_message(loop))
+    assert MAX_RESULT_BYTES // 8 < size <= MAX_RESULT_BYTES
     trace = copy.deepcopy(loop)
-    went = _thinned(trace, MAX_RESULT_BYTES)
+    went = _thinned(trace, size // 2)
     assert went and went[0] == ("in the steps before the last, tensors and arrays keep their "
                                 "first 100 values and the norm of all of them")
     kept = [i for i, s in enumerate(loop.steps) if s.stopped or i == len(loop.steps) - 1]

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 import torch
+from torch.autograd import forward_ad
 
 from explorer.safety.sandbox import USER_MODULE
 from explorer.trace.schema import Variable
@@ -117,7 +118,22 @@ def _tensor(t: torch.Tensor, cap: int) -> Variable:
     if grad is not None:
         info.grad, cut = tensor_values(grad, cap)
         info.grad_norm = _norm(grad) if cut else None
+    if (tangent := _tangent(t)) is not None:
+        info.tangent = tensor_values(tangent, cap)[0]
     return info
+
+
+def _tangent(t: torch.Tensor) -> torch.Tensor | None:
+    """A dual tensor's tangent at forward-mode AD's level now (None: no level, or not a
+    dual tensor); read as `fwAD.unpack_dual` reads it, making no node."""
+    level = forward_ad._current_level
+    if level < 0:
+        return None
+    try:
+        with torch.no_grad():
+            return torch._VF._unpack_dual(t, level=level)[1]
+    except RuntimeError:  # a tensor forward AD cannot hold (nested...): none
+        return None
 
 
 def _norm(t: torch.Tensor) -> float | None:

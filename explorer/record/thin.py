@@ -186,6 +186,8 @@ def _cut_one(info: Variable, cap: int) -> Variable:
     if info.kind in ("tensor", "ndarray") and isinstance(values, list) and (
             _count(values) > cap):
         cut["values"], cut["truncated"] = _leading(values, cap), True
+        if isinstance(info.tangent, list):  # of the values' shape: the same block
+            cut["tangent"] = _leading(info.tangent, cap)
         if not info.truncated and (norm := _norm(values)) is not None:
             cut["norm"] = norm
     if info.kind == "tensor" and isinstance(grad, list) and _count(grad) > cap and (

@@ -242,6 +242,8 @@ class _Reader:
         value.values = self.values(value.values)
         if value.grad is not None:
             value.grad = self.values(value.grad)
+        if value.tangent is not None:
+            value.tangent = self.values(value.tangent)
         value.norm, value.grad_norm = _real(value.norm), _real(value.grad_norm)
         return value
 

@@ -80,6 +80,7 @@ class Variable(Tensor, kw_only=True):
     writeable: bool | None = None
     truncated: bool | None = None  # values holds the leading block only
     grad: Any = None
+    tangent: Any = None  # forward-mode AD: a dual tensor's tangent (its values' block)
     norm: Real | None = None
     grad_norm: Real | None = None
 

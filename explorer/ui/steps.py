@@ -22,7 +22,8 @@ from explorer.views.scene import Scene, scene
 SPEEDS = {"slow": 1.5, "normal": 0.8, "fast": 0.3}  # seconds a step stays when playing
 KEYS = {"back": "Left", "forward": "Right"}  # keyboard shortcuts of a player's controls
 # The variables table's headers in the learner's language; the others are PyTorch's names.
-HEADERS = {"name": "col_name", "type": "col_type", "value": "col_value"}
+HEADERS = {"name": "col_name", "type": "col_type", "value": "col_value",
+           "tangent": "col_tangent"}
 
 
 def step_controls(key: str, count: int, lang: str, param: str = "step",
@@ -275,7 +276,8 @@ def _variables(step: Step, before: Step | None, lang: str, page: str) -> None:
     keep("inspect", name)
     info = now[name]
     for label, values, norm in ((text("values", lang), info.values, info.norm),
-                                (text("grad", lang), info.grad, info.grad_norm)):
+                                (text("grad", lang), info.grad, info.grad_norm),
+                                (text("tangent", lang), info.tangent, None)):
         if values is not None:
             st.markdown(f"{code_span(name)} {label}")
             _values(values)

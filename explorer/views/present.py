@@ -109,6 +109,8 @@ def node_values(graph: Graph, variables: Variables) -> dict[str, str]:
             grad = compact(info.grad, info.shape, info.grad_norm,
                            info.grad_norm is not None)
             lines.append(f"grad {grad}")
+        if info.tangent is not None:
+            lines.append(f"tangent {compact(info.tangent, info.shape)}")
         if lines:
             notes[node.id] = "\n".join(lines)
     return notes
@@ -116,7 +118,9 @@ def node_values(graph: Graph, variables: Variables) -> dict[str, str]:
 
 def variable_rows(now: Variables, before: Variables | None = None) -> list[dict[str, Any]]:
     """One row per variable for the variables table (markdown: the run's words are shown as
-    words); ● marks what this step changed."""
+    words); ● marks what this step changed. Inside forward-mode AD's dual level, a column
+    gives each dual tensor's tangent."""
+    dual = any(info.tangent is not None for info in now.values())
     rows = []
     for name, info in now.items():
         changed = before is not None and before.get(name) != info
@@ -131,7 +135,8 @@ def variable_rows(now: Variables, before: Variables | None = None) -> list[dict[
             "_version": info.version,
             "value": code_span(preview(info.values)),
             ".grad": "" if info.grad is None else code_span(preview(info.grad)),
-        })
+        } | ({"tangent": "" if info.tangent is None else code_span(preview(info.tangent))}
+             if dual else {}))
     return rows
 
 
