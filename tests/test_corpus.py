@@ -23,6 +23,8 @@ from explorer.pool.worker import default_pool
 from explorer.safety.limits import Limits
 from explorer.safety.sandbox import FILENAME
 from explorer.trace import Trace
+from explorer.trace.graph_view import COLLAPSE_ABOVE, order_fill, view
+from explorer.views.render import svg
 from tests.plain import PlainRun, run_plain, without_addresses
 from tests.test_schema import exactly
 
@@ -81,6 +83,33 @@ def test_every_trace_is_the_typed_public_form(runs: dict[str, tuple[PlainRun, Tr
             exactly(trace)
         except (AssertionError, msgspec.ValidationError) as wrong:
             raise AssertionError(f"{key}: {wrong}") from None
+
+
+def test_derivative_orders_hold_together_and_are_drawn(
+        runs: dict[str, tuple[PlainRun, Trace]]) -> None:
+    """Every node a create_graph call made is one order above the node whose backward made it,
+    in a call the program made; no program without create_graph has any; and the picture
+    fills each order in its colour."""
+    tagged = 0
+    for key, (_, trace) in runs.items():
+        made = {n.id: n for g in trace.graphs for n in g.nodes if n.order}
+        if "create_graph" not in PROGRAMS[key]:
+            assert not made, key
+            continue
+        orders_of = {n.id: n.order or 1 for g in trace.graphs for n in g.nodes
+                     if n.kind == "backward"}
+        calls = len(trace.losses)
+        for node in made.values():
+            maker = orders_of.get(node.made_by or "")
+            assert maker is None or maker == node.order - 1, (key, node)
+            assert 1 <= node.made_in <= calls, (key, node)
+        for graph in trace.graphs:
+            present = {n.order for n in graph.nodes if n.order} if graph.dot else set()
+            if present and len(graph.nodes) <= COLLAPSE_ABOVE:
+                picture = svg(view(graph).dot)
+                assert all(f'fill="{order_fill(k)[0]}"' in picture for k in present), key
+        tagged += bool(made)
+    assert tagged >= 10  # the corpus's programs of gradients of gradients
 
 
 def _same(got: dict[str, Any], expected: dict[str, Any], name: str) -> None:

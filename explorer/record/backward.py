@@ -25,7 +25,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Iterator
-from contextlib import ExitStack
+from contextlib import ExitStack, suppress
 from typing import Any
 
 import torch
@@ -128,7 +128,8 @@ class Recorder:
             try:
                 result = original(*args, **kwargs)
                 if create_graph and kind == "grad":
-                    self.orders.returned(result, _as_tuple(inputs), call.call)
+                    with suppress(Exception):  # what the program called returned: it stands
+                        self.orders.returned(result, _as_tuple(inputs), call.call)
                 return result
             finally:
                 if not full and kind == "backward":  # grad() writes no .grad
@@ -206,7 +207,8 @@ class Recorder:
 
         def before(grad_outputs: tuple[Any, ...]) -> None:
             if create_graph:
-                self.orders.reached(node, grad_outputs, call.call)
+                with suppress(Exception):  # a hook must never raise
+                    self.orders.reached(node, grad_outputs, call.call)
             if full:
                 call.steps.append(EngineStep(node=sid, name=type(node).__name__,
                                              grad_outputs=[_grad(g) for g in grad_outputs],
@@ -214,7 +216,8 @@ class Recorder:
 
         def after(grad_inputs: tuple[Any, ...], grad_outputs: tuple[Any, ...]) -> None:
             if create_graph:
-                self.orders.ran(node, grad_inputs, call.call)
+                with suppress(Exception):  # a hook must never raise
+                    self.orders.ran(node, grad_inputs, call.call)
             if full:
                 call.steps[-1].grad_inputs = [_grad(g, to) for g, to in
                                               zip(grad_inputs, targets, strict=False)]

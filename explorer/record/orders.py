@@ -48,7 +48,7 @@ class Orders:
         self.ids = ids
         self._made: dict[str, Made] = {}
         self._known: set[str] = set()  # the nodes the running call had, or has tagged
-        self._roots: dict[Any, str] = {}  # the running call's roots' nodes -> their names
+        self._roots: dict[str, str] = {}  # the running call's roots' nodes (ids) -> names
         # A gradient, whichever Python object stands for it -> its name, the call it reached
         self._grads: dict[tuple[int, int], tuple[str, int]] = {}
 
@@ -56,13 +56,13 @@ class Orders:
         """A call begins over `nodes` (all behind its roots); `roots`: the roots' nodes, each
         with its name (`y`)."""
         self._known = {self.ids.of_fn(node) for node in nodes}
-        self._roots = roots
+        self._roots = {self.ids.of_fn(node): name for node, name in roots.items()}
 
     def reached(self, node: Any, grads: tuple[Any, ...], call: int) -> None:
         """The engine starts `node` with `grads`: each is named (`∂y/∂y` at root `y`,
         `∂y/∂(PowBackward0)` further on); the nodes behind them are sums it made for `node`."""
         root = next(iter(self._roots.values()), "output")
-        name = self._roots.get(node)
+        name = self._roots.get(self.ids.of_fn(node))
         said = f"∂{name}/∂{name}" if name else f"∂{root}/∂({type(node).__name__})"
         for g in grads:
             if isinstance(g, torch.Tensor):
