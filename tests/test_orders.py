@@ -280,3 +280,37 @@ def test_forward_mode_ad_shows_each_dual_tensor_with_its_tangent() -> None:
     tangents = {row["name"]: row["tangent"] for row in variable_rows(inside[6].variables)}
     assert (tangents["x"], tangents["d"]) == ("", "`[1., 0.]`")
     assert "tangent" not in variable_rows(after)[0]
+
+
+ODD = """x = torch.tensor([1.0, 2.0], requires_grad=True)
+u = torch.tensor(3.0, requires_grad=True)
+y = (x ** 2).sum()
+a, b = torch.autograd.grad(y, [x, u], create_graph=True, allow_unused=True,
+                           materialize_grads=True)
+print(a, b)
+z = x.exp()
+g, = torch.autograd.grad((z, z * 2), x, grad_outputs=(torch.ones(2), torch.ones(2)),
+                         create_graph=True)
+h = x.register_hook(lambda t: t * 10)
+y.backward(create_graph=True, inputs=[x])
+h.remove()
+print(x.grad)
+s = torch.sparse_coo_tensor([[0, 1]], [1.0, 2.0], (2,), requires_grad=True)
+q, = torch.autograd.grad((s * 3).to_dense().sum(), s, create_graph=True)
+print(g, q.to_dense())
+try:
+    torch.autograd.grad(y, x, create_graph=True)
+except RuntimeError as error:
+    print("again:", str(error)[:40])
+"""
+
+
+@pytest.mark.parametrize("code", [ODD, HOOKED])
+def test_odd_create_graph_calls_run_as_in_plain_pytorch(code: str) -> None:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        torch.manual_seed(0)
+        exec(compile(code, "<plain>", "exec"), {"torch": torch})  # noqa: S102
+    trace = execute(code)
+    assert trace.ok, trace.error
+    assert trace.stdout == out.getvalue()
