@@ -290,7 +290,7 @@ def _batched(value: Any) -> bool:
 def _scalar(t: torch.Tensor) -> float | None:
     """A one-element root's value as a float (its real part if complex; None if unreadable)."""
     try:
-        value = t.detach().cpu().reshape(()).item()
+        value = t.item()
     except RuntimeError:  # meta and other data-less tensors
         return None
     return float(value.real) if isinstance(value, complex) else float(value)
