@@ -324,3 +324,20 @@ def test_each_step_says_it_ran_on_cuda() -> None:
     trace = execute(SEED, device="cuda")
     assert {g.device for s in trace.backward[0].steps for g in s.grad_outputs if g} == {
         "cuda:0"}
+
+
+def _library_calls(code: str) -> int:
+    said = [n for n in execute(code).notes if "inside library functions" in n]
+    return int(said[0].split()[0]) if said else 0
+
+
+def test_backward_calls_made_inside_library_functions_are_said_not_replayed() -> None:
+    jacrev = "j = torch.func.jacrev(torch.sin)(torch.zeros(2))\n"
+    own = "x = torch.ones(2, requires_grad=True)\n(x * 2).sum().backward()\n"
+    hessian = "h = torch.autograd.functional.hessian(lambda v: (v ** 3).sum(), x)\n"
+    trace = execute(jacrev + own + hessian)
+    assert trace.ok, trace.error
+    assert [c.call for c in trace.backward] == [1]  # the program's own call alone
+    counts = [_library_calls(jacrev), _library_calls(own + hessian)]
+    assert min(counts) >= 1 and _library_calls(jacrev + own + hessian) == sum(counts)
+    assert _library_calls(own) == 0

@@ -109,12 +109,12 @@ def zygote(tmp_path: Path) -> Iterator[subprocess.Popen[bytes]]:
     process.wait()
 
 
-def ask(path: Path, code: str) -> Trace:
-    """Run `code` through the zygote's socket as the pool does, unlocked (in `run-1`)."""
+def ask(path: Path, code: str, folder: str = "run-1") -> Trace:
+    """Run `code` through the zygote's socket as the pool does, unlocked (in `folder`)."""
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
         conn.connect(str(path))
         limits = Limits(time_s=30)
-        send(conn, job_message(code, "cpu", limits, 0, 1, (), "run-1"))
+        send(conn, job_message(code, "cpu", limits, 0, 1, (), folder))
         recv(conn, 1 << 10)  # the child's hello
         while True:
             size, update = header(conn)
@@ -138,6 +138,15 @@ def test_the_zygote_forks_before_autograds_engine_or_cuda_starts(
     assert not tripped(tmp_path)
     assert trace.ok, trace.error
     assert trace.stdout == "tensor([2., 2., 2.])\n"  # its child ran the engine itself
+    # forward-mode AD's first op found what it imports there already: no warning of PyTorch's
+    # own (of torch.jit.script) is the program's
+    try:
+        forward = ask(tmp_path / "zygote.sock",
+                      "j = torch.func.jacfwd(torch.sin)(torch.zeros(2))\n", "run-2")
+    except OSError as error:
+        pytest.fail(f"the zygote ended ({error}): {tripped(tmp_path)}")
+    assert forward.ok and forward.warnings == [], (forward.error, forward.warnings)
+    assert forward.variables["j"].values == [[1.0, 0.0], [0.0, 1.0]]
 
 
 @pytest.mark.parametrize(("before", "caught"), [

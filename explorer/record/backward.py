@@ -75,6 +75,7 @@ class Recorder:
         self._norms: dict[str, float] = {}  # the call's leaves' gradient norms, by name
         self._told = 0.0
         self.batched = 0  # calls on gradients batched by vmap: run, not replayed
+        self.library = 0  # calls library functions made (torch.func...): run, not replayed
 
     def install(self) -> ExitStack:
         """Wrap torch.autograd.backward / grad until the returned stack closes."""
@@ -90,7 +91,10 @@ class Recorder:
 
         @functools.wraps(original)  # it stands in for torch's function, name and module alike
         def call(*args: Any, **kwargs: Any) -> Any:
-            if self._busy or not _from_program():
+            if self._busy:
+                return original(*args, **kwargs)
+            if not _from_program():  # torch.func's transforms, autograd.functional...
+                self.library += 1
                 return original(*args, **kwargs)
             try:  # PyTorch's own names for what the program passed, however it passed them
                 given = signature.bind(*args, **kwargs).arguments

@@ -115,6 +115,10 @@ def execute(code: str, *, device: str = "cpu", limits: Limits = Limits(),
                            f"loss and gradient norms are kept, and {len(recorder.calls)} calls are "
                            f"recorded in full: the first {FIRST}, then calls {2 * FIRST}, "
                            f"{4 * FIRST}, {8 * FIRST}… (twice as far apart each time).")
+    if recorder.library:
+        trace.notes.append(f"{recorder.library:,} backward call(s) made inside library functions "
+                           "(torch.func's transforms, torch.autograd.functional, gradcheck…) ran "
+                           "as usual but are not replayed: only the program's own calls are.")
     if recorder.batched:
         trace.notes.append(f"{recorder.batched:,} backward call(s) on gradients batched by vmap "
                            "(is_grads_batched=True, torch.func.vmap) ran as usual but are not "

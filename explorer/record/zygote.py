@@ -49,14 +49,18 @@ _LIBC = ctypes.CDLL(None, use_errno=True)
 
 # Run once before forking: every child inherits PyTorch's first-call set-up, including the
 # TorchDynamo import an optimizer's first `step()` makes (2.5 s, in every run otherwise), and
-# the error explanations the last line's error reads (a child may be out of memory by then).
-# Forward only, the gradient set by hand: a backward here would start autograd's engine, and
-# wherever CUDA is present PyTorch then refuses autograd in every forked child. (The same
-# modules are imported as with a backward.)
+# the error explanations the last line's error reads (a child may be out of memory by then),
+# and what forward-mode AD's first op imports (it warns of torch.jit.script as it does: a run
+# would show a warning its program never caused). Forward only, the gradient set by hand: a
+# backward here would start autograd's engine, and wherever CUDA is present PyTorch then
+# refuses autograd in every forked child. (The same modules are imported as with a backward;
+# forward-mode AD needs no engine.)
 # Run again by a spare while no connection waits: a forked child pays a page fault for each
 # of the zygote's pages it first writes, and a run's first ~2,000 (~6 ms) are then taken
 # ahead of it.
 WARM_UP = ("x = torch.ones(2, 2, requires_grad=True)\nout = (x * x + 1).mean()\n"
+           "with torch.autograd.forward_ad.dual_level():\n"
+           "    torch.autograd.forward_ad.make_dual(x.detach(), x.detach()).sin()\n"
            "x.grad = torch.ones_like(x)\ntorch.optim.SGD([x], lr=0.1).step()\nx.numpy()\n")
 # Time enough for all of it on a busy machine: a warm-up cut short leaves TorchDynamo to be
 # imported by each run, which then fails to make its cache directory (a run writes nothing).
