@@ -168,7 +168,7 @@ def measure_lines(quick: bool, runs: int, progress: Callable[[str], None]) -> Li
                         getattr(loop, f"{way}_cpu").append(cpu)
     progress("steps inside loops: the records on the wire")
     records = [weigh(loop.name, kept.pop(loop.name), 0.0) for loop in loops]
-    large = LARGE.format(iterations=FULL_ITERATIONS)  # quick too: a record over the cap
+    large = LARGE.format(iterations=FULL_ITERATIONS)  # quick too: the biggest record
     gc.collect()
     started = time.perf_counter()
     trace = execute(large, limits=LIMITS)
