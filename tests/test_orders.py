@@ -314,3 +314,21 @@ def test_odd_create_graph_calls_run_as_in_plain_pytorch(code: str) -> None:
     trace = execute(code)
     assert trace.ok, trace.error
     assert trace.stdout == out.getvalue()
+
+
+def test_a_graph_of_many_orders_offers_the_first_twelve() -> None:
+    code = ("x = torch.tensor(0.5, requires_grad=True)\ngs = [x ** 20]\nfor i in range(15):\n"
+            "    gs += torch.autograd.grad(gs[-1], x, create_graph=True)\n"
+            "every = torch.stack(gs)\n")
+    trace = execute(code, limits=Limits(line_steps=0))
+    assert list(orders(trace.graphs[trace.steps[-1].graph])) == list(range(1, 17))
+    at = AppTest.from_file("../streamlit_app.py", default_timeout=60)
+    at.run()
+    at.switch_page("pages/2_Graph.py").run()
+    at.session_state["graph.code"] = code
+    at.button(key="graph.run").click().run()
+    assert not at.exception
+    said = next(c.value for c in at.caption if "Nodes by order" in c.value)
+    assert said.count("order ") == 12 + 1 and said.endswith(" · ….")  # `order 1 · the forward`
+    (control,) = at.get("button_group")
+    assert len(control.proto.options) == 1 + 12

@@ -44,6 +44,7 @@ _VIEWER_PAGE = (ASSETS / "viewer.html").read_text(encoding="utf-8")
 # The picture's height: as much of the window as leaves the title above it and its step
 # controls below in view (at 1400×1000 and on a phone), at most 560 px.
 HEIGHT = "clamp(260px, 100vh - 330px, 560px)"
+ORDERS_SHOWN = 12  # derivative orders counted and offered one by one (a run may make more)
 
 
 def _viewer(key: str, picture: str, chosen: str | None, height: int | str, title: str,
@@ -208,12 +209,14 @@ def _fold(page: str, paths: list[str], lang: str) -> list[str]:
 
 def _order(page: str, sizes: dict[int, int], lang: str) -> int | None:
     """How many nodes each derivative order has, and the one order to draw (None: all; no
-    choice shown where the graph is the forward's alone)."""
+    choice shown where the graph is the forward's alone); the first ORDERS_SHOWN orders."""
     if not sizes:
         return None
+    more = " · …" if len(sizes) > ORDERS_SHOWN else ""
+    sizes = dict(list(sizes.items())[:ORDERS_SHOWN])
     st.caption(text("orders_sizes", lang, sizes=" · ".join(
         text("order_nodes", lang, order=_badge(order, lang), nodes=nodes)
-        for order, nodes in sizes.items())))
+        for order, nodes in sizes.items()) + more))
     choices = [0, *sizes]  # 0: all
     restore("order", f"{page}.order", sizes)
     if st.session_state.get(f"{page}.order") not in choices:
