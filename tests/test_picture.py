@@ -39,6 +39,7 @@ from explorer.trace.graph_view import (
     GREY,
     default_root,
     named_outputs,
+    order_fill,
 )
 from explorer.views import graph_page
 from explorer.views.export import animation_view
@@ -89,8 +90,9 @@ def test_the_graph_page_draws_each_leaf_as_a_leaf_and_each_node_in_its_colour(
         drawn = _drawn(svg(shown.dot))
         where = f"{key}, after line {step.line}"
         for node_id, (fill, _) in drawn.items():
-            kind = shown.nodes[node_id].kind
-            assert fill == _fill(LEGEND[kind]), (where, shown.nodes[node_id])
+            node = shown.nodes[node_id]
+            legend = LEGEND[node.kind] if not node.order else order_fill(node.order)[0]
+            assert fill == _fill(legend), (where, node)
         named = named_outputs(graph)
         root = named.get(default_root(trace, index, named) or "")
         for name in _leaves(step.variables):
@@ -165,7 +167,7 @@ def _leads_to(graph: dict[str, Any], node: str, root: str) -> bool:
 @functools.cache
 def _fill(colour: str) -> str:
     """How graphviz writes the fill `colour` in an SVG (some names become hex codes)."""
-    box = f"\tn [label=n fillcolor={colour} shape=box style=filled]\n"
+    box = f"\tn [label=n fillcolor=\"{colour}\" shape=box style=filled]\n"
     (fill, _), = _drawn(svg(f"digraph {{\n{box}}}\n")).values()
     return fill
 
