@@ -27,6 +27,8 @@ from tests.test_loop_lessons import (
     _numbers,
     _plain,
     _said,
+    lesson_code,
+    run_lessons,
 )
 
 # PyTorch's own warning, not the program's: forward mode (jacfwd) loads its rules on first use.
@@ -40,13 +42,8 @@ NO_IN_DIMS = ("vmap: Expected all tensors to have the same size in the mapped di
 
 @pytest.fixture(scope="module")
 def runs(pool: WorkerPool) -> dict[str, Trace]:
-    """The lesson's program run as the app runs it, in each language."""
-    (program,) = lessons.by_key(KEY).programs
-    return {lang: pool.run(program.code_in(lang)) for lang in LANGUAGES}
-
-
-def _code(lang: str = "en") -> str:
-    return lessons.by_key(KEY).programs[0].code_in(lang)
+    """The lesson's program run as the app runs it, by language."""
+    return {lang: trace for (_, lang), trace in run_lessons(pool, (KEY,)).items()}
 
 
 def _value(values: Any) -> Any:
@@ -85,7 +82,7 @@ def test_the_lessons_program_runs_alike_in_every_language(runs: dict[str, Trace]
 
 def test_the_lessons_program_gives_what_plain_pytorch_gives(runs: dict[str, Trace]) -> None:
     trace = runs["en"]
-    printed, namespace = _plain(_code(), trace.threads)
+    printed, namespace = _plain(lesson_code(KEY), trace.threads)
     assert trace.stdout == printed
     tensors = [name for name, info in trace.variables.items() if info.kind == "tensor"]
     assert set(TENSORS) <= set(tensors)
@@ -147,7 +144,7 @@ def test_the_lesson_cites_the_same_numbers_in_english_and_chinese() -> None:
 
 
 def test_the_lesson_cites_what_its_run_shows(runs: dict[str, Trace]) -> None:
-    lesson, code, trace = lessons.by_key(KEY), _code(), runs["en"]
+    lesson, code, trace = lessons.by_key(KEY), lesson_code(KEY), runs["en"]
     error, per_sample, stack, vmapped, check, batch, backward, mean, rev, fwd, same, hessian, \
         printed = (_line(code, s) for s in (
             "error = x @ w - y", "g, = torch.autograd.grad(loss_fn(w, x, y), w)",
@@ -249,7 +246,7 @@ def test_the_lesson_cites_what_its_run_shows(runs: dict[str, Trace]) -> None:
 
 def test_without_in_dims_vmap_maps_w_too_and_stops(pool: WorkerPool) -> None:
     """What the lesson asks the learner to try: in_dims=(None, 0, 0) taken out of line 21."""
-    code = _code()
+    code = lesson_code(KEY)
     cut = code.replace(", in_dims=(None, 0, 0))(w, xs, ys)", ")(w, xs, ys)")
     assert cut != code
     trace = pool.run(cut)

@@ -29,6 +29,8 @@ from tests.test_loop_lessons import (
     _numbers,
     _plain,
     _said,
+    lesson_code,
+    run_lessons,
 )
 
 HIGHER = ("gradients-of-gradients", "hessian-vector-product", "gradient-penalty")
@@ -37,17 +39,7 @@ NO_GRAPH = "element 0 of tensors does not require grad and does not have a grad_
 
 @pytest.fixture(scope="module")
 def runs(pool: WorkerPool) -> dict[tuple[str, str], Trace]:
-    """Each lesson's program run as the app runs it, in each language."""
-    found = {}
-    for key in HIGHER:
-        (program,) = lessons.by_key(key).programs
-        for lang in LANGUAGES:
-            found[key, lang] = pool.run(program.code_in(lang))
-    return found
-
-
-def _code(key: str, lang: str = "en") -> str:
-    return lessons.by_key(key).programs[0].code_in(lang)
+    return run_lessons(pool, HIGHER)
 
 
 def _at(trace: Trace, line: int) -> Step:
@@ -107,7 +99,7 @@ def test_a_higher_order_lessons_program_runs_alike_in_every_language(
 def test_a_higher_order_lessons_program_gives_what_plain_pytorch_gives(
         runs: dict[tuple[str, str], Trace], key: str) -> None:
     trace = runs[key, "en"]
-    printed, namespace = _plain(_code(key), trace.threads)
+    printed, namespace = _plain(lesson_code(key), trace.threads)
     assert trace.stdout == printed
     tensors = [name for name, info in trace.variables.items() if info.kind == "tensor"]
     assert len(tensors) >= 4
@@ -126,7 +118,7 @@ def test_a_higher_order_lesson_cites_the_same_numbers_in_english_and_chinese(key
 def test_the_gradients_of_gradients_lesson_cites_what_its_run_shows(
         runs: dict[tuple[str, str], Trace]) -> None:
     key = "gradients-of-gradients"
-    lesson, code, trace = lessons.by_key(key), _code(key), runs[key, "en"]
+    lesson, code, trace = lessons.by_key(key), lesson_code(key), runs[key, "en"]
     assert lesson.page == lessons.GRAPH
     made, first, second, third = (_line(code, s) for s in (
         "y = x ** 3", "g, = torch.autograd.grad(y, x, create_graph=True)",
@@ -222,7 +214,7 @@ def _printed(trace: Trace) -> str:
 def test_the_hessian_vector_product_lesson_cites_what_its_run_shows(
         runs: dict[tuple[str, str], Trace]) -> None:
     key = "hessian-vector-product"
-    lesson, code, trace = lessons.by_key(key), _code(key), runs[key, "en"]
+    lesson, code, trace = lessons.by_key(key), lesson_code(key), runs[key, "en"]
     assert lesson.page == lessons.BACKWARD
     first, second, functional, check = (_line(code, s) for s in (
         "g, = torch.autograd.grad(y, x, create_graph=True)", "hv, = torch.autograd.grad(g @ v, x)",
@@ -278,7 +270,7 @@ def test_the_hessian_vector_product_lesson_cites_what_its_run_shows(
 def test_without_create_graph_the_second_backward_has_no_graph_to_go_through(
         pool: WorkerPool) -> None:
     """What the lesson asks the learner to try: create_graph=True taken out of the first."""
-    code = _code("hessian-vector-product")
+    code = lesson_code("hessian-vector-product")
     cut = code.replace("g, = torch.autograd.grad(y, x, create_graph=True)",
                        "g, = torch.autograd.grad(y, x)")
     assert cut != code
@@ -342,7 +334,7 @@ def _critic(code: str) -> tuple[torch.Tensor, torch.Tensor]:
 def test_the_gradient_penalty_lesson_cites_what_its_run_shows(
         runs: dict[tuple[str, str], Trace]) -> None:
     key = "gradient-penalty"
-    lesson, code, trace = lessons.by_key(key), _code(key), runs[key, "en"]
+    lesson, code, trace = lessons.by_key(key), lesson_code(key), runs[key, "en"]
     assert lesson.page == lessons.BACKWARD
     first, penalty, loss, backward = (_line(code, s) for s in (
         "g, = torch.autograd.grad(critic(x_hat).sum(), x_hat, create_graph=True)",
@@ -407,7 +399,7 @@ def test_the_gradient_penalty_lesson_cites_what_its_run_shows(
 def test_without_create_graph_the_penalty_silently_stops_training_the_critic(
         pool: WorkerPool) -> None:
     """What the lesson asks the learner to try: create_graph=True taken out of line 14."""
-    code = _code("gradient-penalty")
+    code = lesson_code("gradient-penalty")
     cut = code.replace(", create_graph=True)", ")")
     assert cut != code
     trace = pool.run(cut)

@@ -65,19 +65,24 @@ def _number(value: float) -> str:
     return f"{value:.4g}"
 
 
-@pytest.fixture(scope="module")
-def runs(pool: WorkerPool) -> dict[tuple[str, str], Trace]:
-    """Each loop lesson's program run as the app runs it, in each language."""
+def run_lessons(pool: WorkerPool, keys: tuple[str, ...]) -> dict[tuple[str, str], Trace]:
+    """Each lesson's program run as the app runs it, in each language."""
     found = {}
-    for key in LOOPS:
+    for key in keys:
         (program,) = lessons.by_key(key).programs
         for lang in LANGUAGES:
             found[key, lang] = pool.run(program.code_in(lang))
     return found
 
 
-def _code(key: str, lang: str = "en") -> str:
+def lesson_code(key: str, lang: str = "en") -> str:
+    """A lesson's program in `lang`."""
     return lessons.by_key(key).programs[0].code_in(lang)
+
+
+@pytest.fixture(scope="module")
+def runs(pool: WorkerPool) -> dict[tuple[str, str], Trace]:
+    return run_lessons(pool, LOOPS)
 
 
 def _inside(trace: Trace, line: int, round_: int | None = None) -> list[Step]:
@@ -127,7 +132,7 @@ def _plain(code: str, threads: int) -> tuple[str, dict[str, Any]]:
 @pytest.mark.parametrize("key", LOOPS)
 def test_a_loop_lessons_program_steps_inside_its_loop_in_every_language(
         runs: dict[tuple[str, str], Trace], key: str) -> None:
-    code = _code(key)
+    code = lesson_code(key)
     loop = _line(code, "for ")
     for lang in LANGUAGES:
         trace = runs[key, lang]
@@ -146,7 +151,7 @@ def test_a_loop_lessons_program_steps_inside_its_loop_in_every_language(
 def test_a_loop_lessons_program_gives_what_plain_pytorch_gives(
         runs: dict[tuple[str, str], Trace], key: str) -> None:
     trace = runs[key, "en"]
-    printed, namespace = _plain(_code(key), trace.threads)
+    printed, namespace = _plain(lesson_code(key), trace.threads)
     assert trace.stdout == printed
     for name, info in trace.variables.items():
         if info.kind == "tensor":
@@ -164,7 +169,7 @@ def test_a_loop_lesson_cites_the_same_numbers_in_english_and_chinese(key: str) -
 
 def test_the_two_layer_lesson_cites_what_its_run_shows(
         runs: dict[tuple[str, str], Trace]) -> None:
-    lesson, code, trace = lessons.by_key("two-layer-by-hand"), _code("two-layer-by-hand"), \
+    lesson, code, trace = lessons.by_key("two-layer-by-hand"), lesson_code("two-layer-by-hand"), \
         runs["two-layer-by-hand", "en"]
     forward, loss, backward, update, zero, printed = (_line(code, s) for s in (
         "y_pred = relu(", "loss = (", "loss.backward()", "w1 -= ", "w1.grad.zero_()",
@@ -231,7 +236,7 @@ def test_the_two_layer_lesson_cites_what_its_run_shows(
 def test_the_gradient_accumulation_lesson_cites_what_its_run_shows(
         runs: dict[tuple[str, str], Trace]) -> None:
     key = "gradient-accumulation"
-    lesson, code, trace = lessons.by_key(key), _code(key), runs[key, "en"]
+    lesson, code, trace = lessons.by_key(key), lesson_code(key), runs[key, "en"]
     loss, backward, check, step, zero = (_line(code, s) for s in (
         "loss = (", ".backward()", "if (i + 1)", "optimizer.step()", "optimizer.zero_grad()"))
     _cites_lines(lesson, loss, backward, check, step, zero)
@@ -266,7 +271,7 @@ def test_the_gradient_accumulation_lesson_cites_what_its_run_shows(
 
 def test_without_accumulation_the_grad_never_grows_past_one_batch(pool: WorkerPool) -> None:
     """What the lesson asks the learner to try: zero_grad() moved out of the `if`."""
-    code = _code("gradient-accumulation")
+    code = lesson_code("gradient-accumulation")
     moved = code.replace("        optimizer.zero_grad()", "    optimizer.zero_grad()")
     assert moved != code
     trace = pool.run(moved)

@@ -37,6 +37,8 @@ from tests.test_loop_lessons import (
     _numbers,
     _plain,
     _said,
+    lesson_code,
+    run_lessons,
 )
 
 KEY = "maml-inner-step"
@@ -45,13 +47,8 @@ INNER = "g, = torch.autograd.grad(inner_loss, w, create_graph=True)"
 
 @pytest.fixture(scope="module")
 def runs(pool: WorkerPool) -> dict[str, Trace]:
-    """The lesson's program run as the app runs it, in each language."""
-    (program,) = lessons.by_key(KEY).programs
-    return {lang: pool.run(program.code_in(lang)) for lang in LANGUAGES}
-
-
-def _code(lang: str = "en") -> str:
-    return lessons.by_key(KEY).programs[0].code_in(lang)
+    """The lesson's program run as the app runs it, by language."""
+    return {lang: trace for (_, lang), trace in run_lessons(pool, (KEY,)).items()}
 
 
 def _path(trace: Trace, call: int) -> list[tuple[str, int | None, str | None, int | None]]:
@@ -88,7 +85,7 @@ def test_the_maml_lessons_program_runs_alike_in_every_language(
 
 def test_the_maml_lessons_program_gives_what_plain_pytorch_gives(runs: dict[str, Trace]) -> None:
     trace = runs["en"]
-    printed, namespace = _plain(_code(), trace.threads)
+    printed, namespace = _plain(lesson_code(KEY), trace.threads)
     assert trace.stdout == printed
     assert printed.splitlines() == ["tensor(-6.4000)", "tensor(-8.)", "tensor(1.6000)"]
     tensors = [name for name, info in trace.variables.items() if info.kind == "tensor"]
@@ -150,7 +147,7 @@ def test_the_gap_between_maml_and_first_order_maml_is_the_second_order_term(
 
 
 def test_the_maml_lesson_cites_what_its_run_shows(runs: dict[str, Trace]) -> None:
-    lesson, code, trace = lessons.by_key(KEY), _code(), runs["en"]
+    lesson, code, trace = lessons.by_key(KEY), lesson_code(KEY), runs["en"]
     assert lesson.page == lessons.BACKWARD
     inner, first, fast, outer, backward, cleared, detached, again = (_line(code, s) for s in (
         "inner_loss = ((w * x_support - y_support) ** 2).mean()", INNER,
@@ -295,7 +292,7 @@ def test_the_maml_lesson_cites_what_its_run_shows(runs: dict[str, Trace]) -> Non
 
 def test_without_create_graph_maml_is_first_order_maml(pool: WorkerPool) -> None:
     """What the lesson says g.detach() stands for: line 14 without create_graph=True."""
-    code = _code()
+    code = lesson_code(KEY)
     cut = code.replace(INNER, INNER.replace(", create_graph=True", ""))
     assert cut != code
     trace = pool.run(cut)
