@@ -5,6 +5,7 @@ import streamlit as st
 from explorer.ui.common import lang
 from explorer.ui.editor import editor_page
 from explorer.ui.graph import graph_at_step, graph_frame
+from explorer.ui.library import library_graphs
 from explorer.ui.link import publish
 from explorer.ui.steps import after_line, error_panel, trace_controls
 
@@ -21,6 +22,7 @@ if trace is not None:
                                  code=st.session_state["graph.ran"])
             with caption:
                 after_line("graph", trace.steps[index], lang(), made)
+        library_graphs("graph", trace, lang())
 else:  # the graph's frame, loaded before the first run: its first picture comes quicker
     with state, st.container():  # where the picture will be: the frame is kept there
         graph_frame("graph", lang())

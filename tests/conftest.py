@@ -86,10 +86,13 @@ def editor_code(at: Any) -> str | None:
     return json.loads(editors[0].json)["code"] if editors else None
 
 
-def graph_viewer(at: Any) -> tuple[str, str]:
-    """The graph picture an AppTest page drew: the SVG its component posts to the viewer's
-    frame, and the component's script (explorer/ui/assets/graph.js)."""
+def graph_viewer(at: Any, key: str | None = None) -> tuple[str, str]:
+    """The graph picture an AppTest page drew (the one of the viewer `key`; none given: of
+    the program's own graph, not a library function's): the SVG its component posts to the
+    viewer's frame, and the component's script (explorer/ui/assets/graph.js)."""
     (viewer,) = (e.proto for e in at.get("bidi_component")
                  if e.proto.component_name.endswith("autograd_explorer.graph")
-                 and json.loads(e.proto.json)["svg"])
+                 and json.loads(e.proto.json)["svg"]
+                 and (e.proto.id.endswith(f"-{key}.viewer") if key is not None
+                      else not e.proto.id.endswith(".library.viewer")))
     return json.loads(viewer.json)["svg"], viewer.js_content

@@ -57,6 +57,9 @@ def hostile() -> dict[str, Any]:
     step = {"line": 1, "end_line": 1, "output": EVIL, "variables": variables, "graph": 0}
     return forged(ok=False, stdout=EVIL, variables=variables, steps=[step], graphs=[graph],
                   backward=[call], warnings=[EVIL], notes=[EVIL], device=EVIL,
+                  library=[{"line": 1, "called": EVIL, "within": [{"transform": "vmap",
+                                                                  "level": 1}],
+                            "level": None, "graph": 0, "passes": 2}],
                   losses=[{"call": 1, "kind": "backward", "value": 1.0,
                            "grad_norms": {EVIL: 1.0}}],
                   error={"type": EVIL, "message": f"name '{EVIL}' is not defined", "line": 1,

@@ -10,6 +10,7 @@ and thread count.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -34,6 +35,7 @@ PROGRAMS = {f"{path.parent.name}/{path.stem}": path.read_text()
 # Programs the sandbox refuses for now, with the reason: each is compared as soon as it runs.
 UNHURRIED = Limits(time_s=60)  # the app's limits but time: gradcheck makes 600 backward calls
 REFUSED: dict[str, str] = {}
+REVERSE_MODE = re.compile(r"\b(grad|grad_and_value|vjp|jacrev|hessian)\(")  # torch.func's
 
 
 @pytest.fixture(scope="module")
@@ -110,6 +112,27 @@ def test_derivative_orders_hold_together_and_are_drawn(
                 assert all(f'fill="{order_fill(k)[0]}"' in picture for k in present), key
         tagged += bool(made)
     assert tagged >= 10  # the corpus's programs of gradients of gradients
+
+
+def test_every_library_pass_is_drawn_at_the_programs_line(
+        runs: dict[str, tuple[PlainRun, Trace]]) -> None:
+    """A backward pass a library function ran (torch.func, autograd.functional, gradcheck)
+    names a line of the program that calls into a library, and its graph is one that
+    graphviz draws; the corpus's torch.func programs have such passes, inside transforms."""
+    drawn, within = set(), set()
+    for key, (_, trace) in runs.items():
+        lines = PROGRAMS[key].splitlines()
+        for made in trace.library:
+            assert "(" in lines[made.line - 1], (key, made)
+            graph = trace.graphs[made.graph]
+            if graph.dot:
+                assert "<svg" in svg(view(graph).dot), key
+            drawn.add(key)
+            within |= {w.transform for w in made.within}
+    reverse = {key for key, code in PROGRAMS.items() if key.startswith("torch_func/")
+               and REVERSE_MODE.search(code)}
+    assert len(reverse) >= 8 and reverse <= drawn, reverse - drawn
+    assert {"vmap", "grad", "jvp"} <= within
 
 
 def _same(got: dict[str, Any], expected: dict[str, Any], name: str) -> None:

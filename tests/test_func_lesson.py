@@ -194,6 +194,20 @@ def test_the_lesson_cites_what_its_run_shows(runs: dict[str, Trace]) -> None:
     assert step.variables["loop_grads"].grad_fn is None
     for lang in LANGUAGES:
         assert "MulBackward0" in _said(lesson, lang), lang
+    # What ran inside, on the Graph page: grad's graph at level 2 inside vmap (level 1), of
+    # loss_fn on one sample, with the nodes of a loop round's call and one number out.
+    (made,) = [p for p in trace.library if p.line == vmapped]
+    assert ([(w.transform, w.level) for w in made.within], made.level) == (
+        [("vmap", 1), ("grad", 2)], 2)
+    graph = trace.graphs[made.graph]
+    ops = [n.name for n in graph.nodes if n.kind == "backward" and n.name != "AccumulateGrad"]
+    (first,) = [c for c in trace.backward if c.call == 1]
+    assert ops == [s.name for s in first.steps]
+    assert [n.shape for n in graph.nodes if n.kind == "output"] == [[]]
+    for lang in LANGUAGES:
+        assert all(op in _said(lesson, lang) for op in ops), lang
+        assert text("library_title", lang) in _said(lesson, lang), lang
+    _cites(lesson, "2", "1")
 
     # Lines 25–27: the batch's mean loss and its one backward(), call #5.
     (lost,) = [s for s in trace.steps if s.line == batch]

@@ -10,6 +10,8 @@ often as in plain PyTorch, so a full Jacobian, which would take one pass per out
 is not built (`jacobian` is None and `jacobian_reason` says why); `vector` keeps the `v` of
 `y.backward(v)`, whose vᵀJ is what the engine delivers to each AccumulateGrad. Gradients
 batched by vmap (`is_grads_batched=True`) are left untouched: such calls run unrecorded.
+Calls a library function makes (torch.func's transforms, autograd.functional) are not
+replayed either: explorer.record.library draws the graph they run through.
 A training loop's calls are all summarised (loss, gradient norms), but only some are recorded
 in full: the first ten, those asked for, and then calls 20, 40, 80… (twice as far apart each
 time, so at least one is in the second half of the run); the others are not hooked at all:
@@ -31,6 +33,7 @@ from typing import Any
 import torch
 
 from explorer.record.graph import Ids, record
+from explorer.record.library import Passes
 from explorer.record.modules import Modules
 from explorer.record.orders import Orders
 from explorer.record.snapshot import leading_block, tensor_values
@@ -76,6 +79,7 @@ class Recorder:
         self._told = 0.0
         self.batched = 0  # calls on gradients batched by vmap: run, not replayed
         self.library = 0  # calls library functions made (torch.func...): run, not replayed
+        self.passes = Passes(ids, graphs, max_nodes)  # the graphs those calls ran through
 
     def install(self) -> ExitStack:
         """Wrap torch.autograd.backward / grad until the returned stack closes."""
@@ -95,6 +99,10 @@ class Recorder:
                 return original(*args, **kwargs)
             if not _from_program():  # torch.func's transforms, autograd.functional...
                 self.library += 1
+                with suppress(TypeError):  # else PyTorch says what is wrong with the call
+                    given = signature.bind(*args, **kwargs).arguments
+                    self.passes.seen(_as_tuple(given.get("tensors", given.get("outputs"))),
+                                     _as_tuple(given.get("inputs")))
                 return original(*args, **kwargs)
             try:  # PyTorch's own names for what the program passed, however it passed them
                 given = signature.bind(*args, **kwargs).arguments

@@ -37,7 +37,7 @@ from explorer.safety.guards import Guards, Output, names_a_date, unrepeatable_re
 from explorer.safety.limits import LimitExceeded, Limits, TimeLimit, memory_message, time_message
 from explorer.safety.sandbox import FILENAME
 from explorer.trace import Step, Trace, error_info, failure
-from explorer.trace.schema import Error, Summary
+from explorer.trace.schema import MAX_LIBRARY, Error, Summary
 
 RING_AGAIN = 0.05  # seconds after the time is up that the clock rings again, until heard
 LINE_SHARE = 0.4  # of a run's time, what the steps of lines inside statements may take
@@ -108,6 +108,7 @@ def execute(code: str, *, device: str = "cpu", limits: Limits = Limits(),
             if len(frames) > 1 or (frames and frames[0][1] in found.around):
                 stopped = lines.where(frames)
     trace.backward, trace.losses = finish(recorder.calls), recorder.summaries
+    trace.library = recorder.passes.made
     packed = any(graph.packed for graph in trace.graphs)
     trace.keep_shown_graphs()  # a training loop draws one per call, most calls not kept
     if recorder.count > len(recorder.calls):
@@ -118,7 +119,11 @@ def execute(code: str, *, device: str = "cpu", limits: Limits = Limits(),
     if recorder.library:
         trace.notes.append(f"{recorder.library:,} backward call(s) made inside library functions "
                            "(torch.func's transforms, torch.autograd.functional, gradcheck…) ran "
-                           "as usual but are not replayed: only the program's own calls are.")
+                           "as usual but are not replayed: only the program's own calls are. "
+                           "The Graph page draws the graph they ran through.")
+    if recorder.passes.undrawn:
+        trace.notes.append(f"{recorder.passes.undrawn:,} of them are not drawn: they ran past "
+                           f"the first {MAX_LIBRARY} places, or had no graph to draw.")
     if recorder.batched:
         trace.notes.append(f"{recorder.batched:,} backward call(s) on gradients batched by vmap "
                            "(is_grads_batched=True, torch.func.vmap) ran as usual but are not "

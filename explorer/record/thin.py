@@ -152,7 +152,9 @@ def _last_call_values(trace: Trace) -> str | None:
     return "the replayed gradients keep their first 10 values and their norm" if cut else None
 
 
-STEPS, GRAPHS, CALLS = frozenset({"steps"}), frozenset({"graphs"}), frozenset({"backward"})
+# A level that drops graphs renumbers them: what refers to them is written anew.
+STEPS, GRAPHS, CALLS = (frozenset({"steps"}), frozenset({"graphs", "library"}),
+                        frozenset({"backward"}))
 # In order, each with the field of the answer it makes smaller and those it may change.
 LEVELS: tuple[tuple[Level, str, frozenset[str]], ...] = (
     (_fewer_summaries, "losses", frozenset({"losses"})),

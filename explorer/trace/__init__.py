@@ -63,6 +63,7 @@ class Trace:
     steps: list[Step] = field(default_factory=list)
     graphs: list[schema.Graph] = field(default_factory=list)  # distinct
     backward: list[schema.Call] = field(default_factory=list)  # recorded in full
+    library: list[schema.LibraryPass] = field(default_factory=list)  # passes not replayed
     losses: list[schema.Summary] = field(default_factory=list)  # every call: value, grad norms
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # what the explorer changed or capped
@@ -129,14 +130,17 @@ class Trace:
                         rounds=s.rounds, calls=s.calls, locals=s.locals, stopped=s.stopped)
                    for s in answer.steps],
             graphs=answer.graphs,  # made Graphs by the check
-            backward=answer.backward, losses=answer.losses, warnings=answer.warnings,
+            backward=answer.backward, library=answer.library, losses=answer.losses,
+            warnings=answer.warnings,
             notes=answer.notes, device=answer.device, threads=answer.threads,
             elapsed_ms=answer.elapsed_ms, repeatable=answer.repeatable)
 
     def keep_shown_graphs(self) -> None:
-        """Keep only the graphs a step or a kept backward call shows, in their order."""
+        """Keep only the graphs a step, a kept backward call or a library function's pass
+        shows, in their order."""
         shown = sorted({s.graph for s in self.steps if s.graph is not None}
-                       | {c.graph for c in self.backward if c.graph is not None})
+                       | {c.graph for c in self.backward if c.graph is not None}
+                       | {p.graph for p in self.library})
         number = {old: new for new, old in enumerate(shown)}
         self.graphs[:] = [self.graphs[i] for i in shown]
         for step in self.steps:
@@ -145,6 +149,8 @@ class Trace:
         for call in self.backward:
             if call.graph is not None:
                 call.graph = number[call.graph]
+        for made in self.library:
+            made.graph = number[made.graph]
 
     def step_at(self, index: int) -> Step | None:
         """The step at `index`, clamped into range; None when nothing ran."""

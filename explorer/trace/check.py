@@ -178,6 +178,9 @@ class _Reader:
         answer.variables = self.variables("the answer", answer.variables)
         for call in answer.backward:
             self.call(call)
+        for made in answer.library:
+            self.graph_index("a library function's pass", made.graph)
+            _short(made, ("called",))
         answer.losses = [self.summary(s) for s in answer.losses[:self.caps.losses]]
         answer.warnings = _texts(answer.warnings, MAX_LINES)
         answer.notes = _texts(answer.notes, MAX_LINES)

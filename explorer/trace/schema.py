@@ -20,6 +20,7 @@ VERSION = 2  # of the format: a reader of saved Traces checks it (2: non-finite 
 MAX_CALLS = 64  # backward calls kept in full: a run keeps 20, and those asked for
 MAX_DIMS = 1_000  # sizes of a shape (PyTorch allows hundreds)
 MAX_NESTING = 16  # loops and function calls told around a step (the innermost, of deeper ones)
+MAX_LIBRARY = 12  # backward passes made inside library functions whose graph is kept
 
 Count = Annotated[int, msgspec.Meta(ge=0)]
 Dims = Annotated[list[Count], msgspec.Meta(max_length=MAX_DIMS)]
@@ -187,6 +188,28 @@ class Call(Record, kw_only=True):
     jacobian_reason: str | None = None
 
 
+class Level(Record, kw_only=True):
+    """One of torch.func's transforms a pass ran inside, and the level functorch gave it."""
+
+    transform: Literal["vmap", "grad", "jvp", "functionalize"]
+    level: Annotated[int, msgspec.Meta(ge=1)]
+
+
+class LibraryPass(Record, kw_only=True):
+    """Backward passes a library function the program called ran for it (torch.func's
+    `grad`, `jacrev`, `vjp`…, torch.autograd.functional, gradcheck), not replayed: the graph
+    of the function it ran through, the transforms around them, outermost first, and the
+    level of the `grad` that traced the graph (None: one whose level had ended, as `vjp`'s
+    and `jacrev`'s have when their backward runs, or no transform's)."""
+
+    line: Annotated[int, msgspec.Meta(ge=1)]  # the program's line that called it
+    called: str  # the function the program called: `grad`, `vmap`, `jacrev`, `hvp`…
+    within: Annotated[list[Level], msgspec.Meta(max_length=MAX_NESTING)]
+    level: Annotated[int, msgspec.Meta(ge=1)] | None
+    graph: Count  # index into graphs
+    passes: Annotated[int, msgspec.Meta(ge=1)]  # how many ran there so
+
+
 class Summary(Record, kw_only=True):
     """Every backward call, in short: the loss and each leaf's gradient norm."""
 
@@ -224,6 +247,7 @@ class Trace(TypedDict):
     graphs: list[Graph]  # distinct; steps and calls refer to them by index
     graph: Graph | None  # the last step's, repeated for a reader
     backward: Annotated[list[Call], msgspec.Meta(max_length=MAX_CALLS)]
+    library: Annotated[list[LibraryPass], msgspec.Meta(max_length=MAX_LIBRARY)]
     losses: list[Summary]
     warnings: list[str]
     notes: list[str]  # what the explorer changed or capped
@@ -277,6 +301,7 @@ class Answer(Record, kw_only=True):
     steps: list[SentStep] = []
     graphs: list[SentGraph] = []  # Graphs once checked (explorer.trace.check)
     backward: Annotated[list[Call], msgspec.Meta(max_length=MAX_CALLS)] = []
+    library: Annotated[list[LibraryPass], msgspec.Meta(max_length=MAX_LIBRARY)] = []
     losses: list[Summary] = []
     warnings: list[str] = []
     notes: list[str] = []

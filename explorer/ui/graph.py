@@ -47,7 +47,7 @@ HEIGHT = "clamp(260px, 100vh - 330px, 560px)"
 ORDERS_SHOWN = 12  # derivative orders counted and offered one by one (a run may make more)
 
 
-def _viewer(key: str, picture: str, chosen: str | None, height: int | str, title: str,
+def viewer(key: str, picture: str, chosen: str | None, height: int | str, title: str,
             on_node_change: Callable[[], None] | None = None) -> None:
     """The viewer's frame `height` high (px, or a CSS length), showing `picture` ("": none)
     with `chosen` marked."""
@@ -59,7 +59,7 @@ def _viewer(key: str, picture: str, chosen: str | None, height: int | str, title
 def graph_frame(key: str, lang: str) -> None:
     """The graph's frame, empty and with no height, where page `key`'s graph will be: made
     before the first run, so that its page is loaded by the time the first picture comes."""
-    _viewer(key, "", None, 0, text("graph_title", lang))
+    viewer(key, "", None, 0, text("graph_title", lang))
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -88,7 +88,7 @@ def show_graph(view: View, trace: Trace, index: int, lang: str, key: str,
             st.session_state.update({f"{key}.node": node, f"{key}.node_at": index})
 
     with where:
-        _viewer(key, picture, chosen, height, text("graph_title", lang), on_node_change=clicked)
+        viewer(key, picture, chosen, height, text("graph_title", lang), on_node_change=clicked)
     st.caption(text("graph_help", lang))
     svg_file, png_file, dot_file, json_file = st.columns(4)
     svg_file.download_button(text("download_svg", lang), picture, "autograd-graph.svg",
@@ -250,7 +250,7 @@ def graph_at_step(page: str, trace: Trace, index: int, lang: str,
         with where:
             graph_frame(page, lang)  # kept, first in its place, for the next step's picture
             if step.graph is None:
-                st.info(text("no_graph", lang))
+                st.info(text("no_graph_library" if trace.library else "no_graph", lang))
             else:
                 st.warning(text("graph_note", lang, note=plain(trace.graphs[step.graph].note)))
         if outside:

@@ -117,6 +117,7 @@ FIELDS: dict[str, Callable[[str], Any]] = {
     "saved": _flag, "attrs": _flag, "expand": _flag, "values": _flag,  # the graph's options
     "fold": _names,  # the modules the graph draws as one node each
     "order": _integer(1, 64),  # the one derivative order the graph draws
+    "library": _integer(1, 64),  # the library function's pass drawn (0, the first: none)
     "node": name,  # the graph node whose details are open
     "tab": _matching(TAB),
     "call": _integer(1, 1_000_000),  # the backward call replayed
