@@ -20,8 +20,8 @@ from explorer.record.thin import fitted
 from explorer.safety.limits import Limits
 from explorer.trace import Trace
 from explorer.trace.check import BadResult, read_data
-from explorer.trace.wire import message, parts
 from explorer.trace.schema import MAX_LIBRARY, Graph
+from explorer.trace.wire import message, parts
 from explorer.views.library import label, said
 from tests.conftest import graph_viewer
 from tests.forged import forged
@@ -242,3 +242,20 @@ def test_the_graph_page_draws_each_pass_chosen(lang: str) -> None:
 def _drawn(picture: str) -> str:
     """The texts an SVG draws."""
     return " ".join(re.findall(r"<text[^>]*>([^<]*)</text>", picture))
+
+
+def test_the_step_that_ran_a_pass_points_to_its_graph() -> None:
+    code = ("import torch\nw = torch.ones(2, requires_grad=True)\n"
+            "vg = torch.func.vmap(torch.func.grad(lambda w, x: (w @ x) ** 2), in_dims=(None, 0))"
+            "(w, torch.ones(3, 2))\ny = w * 2\n")
+    at = AppTest.from_file("../streamlit_app.py", default_timeout=60)
+    at.run()
+    at.switch_page("pages/2_Graph.py").run()
+    at.session_state["graph.code"] = code
+    at.button(key="graph.run").click().run()
+    assert not at.exception
+    here = text("library_here", "en", line=3)
+    assert here not in [c.value for c in at.caption]  # the last step, line 4, ran none
+    at.button(key="graph.step.back").click().run()
+    assert here in [c.value for c in at.caption]
+    assert "vg" in _drawn(graph_viewer(at)[0])  # what grad returned keeps a graph to w

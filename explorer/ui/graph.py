@@ -283,6 +283,8 @@ def graph_at_step(page: str, trace: Trace, index: int, lang: str,
     for note in _grouped(shown, lang) + ([_freed(shown, lang)] if saved else []):
         if note:
             st.caption(note)
+    if any(made.line == step.line for made in trace.library):
+        st.caption(text("library_here", lang, line=step.line))
     if (living := alive(trace, index)) is not None:
         st.caption(" ".join([text("alive_nodes", lang, nodes=living.nodes),
                              *(keeper.said(lang) for keeper in living.keepers)]))
