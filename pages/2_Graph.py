@@ -14,6 +14,7 @@ if trace is not None:
     with state:
         with st.container():  # where "Press Run" was, before the first run
             error_panel(trace, st.session_state["graph.code"], lang())
+        line = None  # the step's, whose library passes are shown first
         if trace.steps:
             picture = st.container()  # the picture, then its controls right under it
             index = trace_controls("graph.step", trace.steps, lang(), keys=True)
@@ -22,7 +23,8 @@ if trace is not None:
                                  code=st.session_state["graph.ran"])
             with caption:
                 after_line("graph", trace.steps[index], lang(), made)
-        library_graphs("graph", trace, lang())
+            line = trace.steps[index].line
+        library_graphs("graph", trace, lang(), line)
 else:  # the graph's frame, loaded before the first run: its first picture comes quicker
     with state, st.container():  # where the picture will be: the frame is kept there
         graph_frame("graph", lang())

@@ -227,6 +227,7 @@ def test_the_graph_page_draws_each_pass_chosen(lang: str) -> None:
     assert len(choice.options) == 9
     picture = _drawn(graph_viewer(at, "graph.library")[0])
     assert "SinBackward0" in picture and "PowBackward0" not in picture
+    assert choice.value == 0  # the last step, line 20, ran none: the first is shown
     choice.set_value(4).run()  # the innermost level of grad(grad(grad(t ** 3)))
     assert not at.exception
     picture = _drawn(graph_viewer(at, "graph.library")[0])
@@ -237,6 +238,14 @@ def test_the_graph_page_draws_each_pass_chosen(lang: str) -> None:
     # the program's own tensors require no grad: its graph is empty, and the page says where
     # the graphs are
     assert [i.value for i in at.info] == [text("no_graph_library", lang)]
+    # stepping to a line that ran a pass shows that pass: vjp's function, called on line 17
+    at.button(key="graph.step.first").click().run()
+    after = text("after_line", lang, line=_line(TRANSFORMS, "(v,) = pull"))
+    for _ in range(30):
+        if any(after in m.value for m in at.markdown):
+            break
+        at.button(key="graph.step.forward").click().run()
+    assert at.selectbox(key="graph.library").value == 7
 
 
 def _drawn(picture: str) -> str:
@@ -258,4 +267,5 @@ def test_the_step_that_ran_a_pass_points_to_its_graph() -> None:
     assert here not in [c.value for c in at.caption]  # the last step, line 4, ran none
     at.button(key="graph.step.back").click().run()
     assert here in [c.value for c in at.caption]
+    assert at.selectbox(key="graph.library").value == 0  # the pass of that line, chosen
     assert "vg" in _drawn(graph_viewer(at)[0])  # what grad returned keeps a graph to w

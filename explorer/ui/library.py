@@ -17,14 +17,20 @@ from explorer.views.render import LayoutError
 HEIGHT = "clamp(220px, 60vh, 420px)"  # below the program's own graph: smaller
 
 
-def library_graphs(page: str, trace: Trace, lang: str) -> None:
-    """Each library pass's graph and what ran, chosen among them (none: nothing shown)."""
+def library_graphs(page: str, trace: Trace, lang: str, line: int | None = None) -> None:
+    """Each library pass's graph and what ran, chosen among them (none: nothing shown); on
+    coming to a step at `line`, the first pass made there is chosen."""
     if not trace.library:
         return
     st.subheader(text("library_title", lang))
     st.caption(text("library_intro", lang))
     choices = list(range(len(trace.library)))
-    restore("library", f"{page}.library", choices)
+    here = [i for i in choices if trace.library[i].line == line]
+    if restore("library", f"{page}.library", choices):
+        st.session_state[f"{page}.library_at"] = line  # the link's choice stands
+    elif here and st.session_state.get(f"{page}.library_at") != line:
+        st.session_state[f"{page}.library"] = here[0]
+    st.session_state[f"{page}.library_at"] = line
     chosen = st.selectbox(text("library_choice", lang), choices, key=f"{page}.library",
                           format_func=lambda i: label(trace.library[i], lang))
     keep("library", chosen or None)
