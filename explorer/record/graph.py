@@ -30,9 +30,11 @@ reused for another object.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import weakref
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import torch
@@ -40,7 +42,7 @@ from graphviz import Digraph
 from torchviz.dot import SAVED_PREFIX, resize_graph
 
 from explorer.record.modules import Modules, Names
-from explorer.record.snapshot import version
+from explorer.record.snapshot import as_text, version
 from explorer.trace.graph_view import COLOURS, FREED, MODIFIED, NODE_ATTR, edge_line, node_line
 from explorer.trace.schema import Edge, Graph, Node
 from explorer.trace.wire import uncollected
@@ -50,7 +52,6 @@ if TYPE_CHECKING:
 
 PACKED = "packed by the program's saved-tensor hooks: not read, as that would run its unpack hook"
 MAX_ATTR_CHARS = 50  # torchviz's default
-_SAVED_ATTRS: dict[type, list[str]] = {}  # built-in node type -> its `_saved_*` attributes
 
 
 class Ids:
@@ -126,7 +127,7 @@ class _Drawing:
         self.made = made  # (id of grad_fn, output_nr) -> (grad_fn, named tensor it made)
         self.paths = paths
         self.max_nodes = max_nodes
-        self.dot = Digraph(node_attr=NODE_ATTR, graph_attr=dict(size="12,12"))
+        self.body: list[str] = []  # the DOT statements, as make_dot's Digraph holds them
         self.seen: set[int] = set()
         self.keep: list[Any] = []  # objects whose id() is in `seen` stay alive until the end
         self.nodes: dict[str, Node] = {}
@@ -139,9 +140,8 @@ class _Drawing:
             self._base_tensor(t)
         for sid, var in self.saved_variables.items():  # a saved leaf no walk drew
             if sid not in self.nodes:
-                self._tensor_node(sid, var, self._label(var), _kind(var, "output"))
-        resize_graph(self.dot)
-        return Graph(dot=self.dot.source, nodes=list(self.nodes.values()), edges=self.edges,
+                self._tensor_node(sid, var, _kind(var, "output"))
+        return Graph(dot=_source(self.body), nodes=list(self.nodes.values()), edges=self.edges,
                      packed=True if self.packed else None)
 
     def _mark(self, obj: Any) -> bool:
@@ -160,7 +160,7 @@ class _Drawing:
         kind = "output"
         while self._mark(var):
             sid = self.ids.of_tensor(var)
-            self._tensor_node(sid, var, self._label(var), _kind(var, kind))
+            self._tensor_node(sid, var, _kind(var, kind))
             if var.grad_fn is not None:
                 self._walk(var.grad_fn)
                 self._edge(self.ids.of_fn(var.grad_fn), sid, "grad")
@@ -183,25 +183,29 @@ class _Drawing:
 
     def _fn(self, fn: Any) -> Iterator[Any]:
         sid = self.ids.of_fn(fn)
-        saved, label = self._saved(fn, sid)
-        variable = getattr(fn, "variable", None)
+        kind = _KINDS.get(type(fn)) or _kind_of(fn)
+        if kind.attrs is not None:
+            saved, label = self._saved(fn, sid, kind.attrs, builtin=True)
+        else:
+            saved, label = self._saved(fn, sid, [(attr, attr.removeprefix(SAVED_PREFIX), True)
+                                                 for attr in _saved_attrs(fn)], builtin=False)
+        variable = getattr(fn, "variable", None) if kind.leaf else None
         if isinstance(variable, torch.Tensor):
             self._mark(variable)
             var_sid = self.ids.of_tensor(variable)
-            self._tensor_node(var_sid, variable, self._label(variable), "leaf")
+            self._tensor_node(var_sid, variable, "leaf")
             self._edge(var_sid, sid, "grad")
-        self.dot.body.append(node_line(sid, label, {}))
+        self.body.append(_node_line(sid, label, None))
         made = self.orders.of(fn) if self.orders is not None else None
         self.nodes[sid] = Node(
-            id=sid, kind="backward", label=label, name=type(fn).__name__, saved=saved,
-            custom=isinstance(fn, torch.autograd.function.BackwardCFunction),
-            module=self.paths.of_node(fn), order=made.order if made else None,
+            id=sid, kind="backward", label=label, name=kind.name, saved=saved,
+            custom=kind.custom, module=self.paths.of_node(fn), order=made.order if made else None,
             made_by=made.by if made else None, made_in=made.call if made else None)
-        for u, _ in getattr(fn, "next_functions", ()):
+        for u, _ in fn.next_functions if kind.edges else getattr(fn, "next_functions", ()):
             if u is not None:
                 self._edge(self.ids.of_fn(u), sid, "grad")
                 yield u
-        if not hasattr(type(fn), "saved_tensors"):
+        if not kind.saves:
             return
         if _packed(fn, "_saved_tensors") is not None:
             saved["saved_tensors"], self.packed = PACKED, True
@@ -215,47 +219,64 @@ class _Drawing:
             saved[f"saved_tensors[{i}]"] = self._describe(t)
             self._saved_tensor(sid, f"saved_tensors[{i}]", t, t_again, custom=True)
 
-    def _saved(self, fn: Any, sid: str) -> tuple[dict[str, str], str]:
+    def _saved(self, fn: Any, sid: str, attrs: list[tuple[str, str, bool]], builtin: bool
+               ) -> tuple[dict[str, str], str]:
         """Draw what a built-in node saved (show_saved), describe all of it for details, and
-        label the node as torchviz's get_fn_name does (its type alone once values are freed)."""
+        label the node as torchviz's get_fn_name does (its type alone once values are freed).
+        `attrs`: each `_saved_*` attribute, its name, and whether a raw form may stand behind
+        it; `builtin`: `fn` is of a built-in type. A value that holds no tensor (a size, a
+        scalar) is read once, not twice: only a tensor read again tells a live object."""
         saved: dict[str, str] = {}
         shown: dict[str, str] | None = {}  # get_fn_name's attributes; None once one is freed
-        for attr in _saved_attrs(fn):
-            name = attr.removeprefix(SAVED_PREFIX)
-            raw = _packed(fn, attr)
-            if raw is not None:  # torchviz's label needs no value; its orange node does
+        for attr, name, raw in attrs:
+            packed = _packed(fn, attr) if raw else None
+            if packed is not None:  # torchviz's label needs no value; its orange node does
                 saved[name], self.packed = PACKED, True
                 if shown is not None:
-                    shown[name] = "[saved tensors]" if isinstance(raw, tuple) else "[saved tensor]"
+                    shown[name] = ("[saved tensors]" if isinstance(packed, tuple)
+                                   else "[saved tensor]")
                 continue
             try:
-                value, again = getattr(fn, attr), getattr(fn, attr)
+                value = getattr(fn, attr)
+                tensors = isinstance(value, torch.Tensor) or (isinstance(value, tuple) and any(
+                    isinstance(v, torch.Tensor) for v in value))
+                again = getattr(fn, attr) if tensors else value
             except RuntimeError as error:
                 saved[name], shown = _unreadable(error), None
                 continue
+            if isinstance(value, torch.Tensor):
+                variable = self._variable(value)
+                if shown is not None:
+                    shown[name] = "[saved tensor]"
+                saved[name] = self._described(value, variable)
+                self._saved_tensor(sid, name, value, again, custom=False, variable=variable)
+                continue
+            if builtin and not tensors:
+                text = str(value)  # a size, a scalar: its text, made once (it runs no code of
+                if shown is not None:  # the program's, as a custom Function's value may)
+                    shown[name] = text
+                self._mark(value)
+                saved[name] = text[:80]
+                continue
             if shown is not None:
                 shown[name] = _shown(value)
-            if not torch.is_tensor(value):
-                self._mark(value)
+            self._mark(value)
             saved[name] = self._describe(value)
-            if torch.is_tensor(value):
-                tensors = [(name, value, again)]
-            elif isinstance(value, tuple):
-                tensors = [(f"{name}[{i}]", t, t2) for i, (t, t2) in
-                           enumerate(zip(value, again, strict=True)) if torch.is_tensor(t)]
-            else:
-                tensors = []
-            for label, t, t_again in tensors:
-                self._saved_tensor(sid, label, t, t_again, custom=False)
-        return saved, _fn_label(type(fn).__name__, shown or {})
+            if isinstance(value, tuple):
+                for i, (t, t_again) in enumerate(zip(value, again, strict=True)):
+                    if isinstance(t, torch.Tensor):
+                        self._saved_tensor(sid, f"{name}[{i}]", t, t_again, custom=False)
+        return saved, _fn_label(type(fn).__name__, tuple(  # a value is cut at 50 characters
+            (k, v[:MAX_ATTR_CHARS + 1]) for k, v in (shown or {}).items()))
 
     def _saved_tensor(self, owner: str, label: str, t: torch.Tensor, again: torch.Tensor,
-                      custom: bool) -> None:
+                      custom: bool, variable: torch.Tensor | None | bool = False) -> None:
         """The saved edge between node `owner` and tensor `t`, which it saved as `label`
         (torchviz draws a custom Function's edge towards the node). A variable keeps its own
         node, drawn by its walk (or at the end); any other tensor is an orange node: its own
-        if it is a live object, else (made afresh on every access) one named after its owner."""
-        var = self._variable(t)
+        if it is a live object, else (made afresh on every access) one named after its owner.
+        `variable`: `self._variable(t)` where the caller has it already."""
+        var = self._variable(t) if variable is False else variable
         if var is not None:
             t_sid = self.ids.of_tensor(var)
             self.saved_variables.setdefault(t_sid, var)
@@ -265,8 +286,7 @@ class _Drawing:
         self._edge(*((t_sid, owner) if custom else (owner, t_sid)), "saved", dir="none")
         if var is None:
             grad = self.orders.gradient(t, owner) if self.orders is not None else None
-            self._tensor_node(t_sid, t, self._label(t, grad or (None if custom else label)),
-                              "saved")
+            self._tensor_node(t_sid, t, "saved", grad or (None if custom else label))
             if custom:
                 self.nodes[t_sid].custom = True  # torchviz always shows these
 
@@ -282,42 +302,106 @@ class _Drawing:
         """A saved value for the node's details; a variable's name goes first."""
         if isinstance(value, tuple) and any(torch.is_tensor(v) for v in value):
             return ", ".join(self._describe(v) for v in value)
-        var = self._variable(value) if torch.is_tensor(value) else None
-        name = self._name(var) if var is not None else ""
-        return f"{name}: {_describe(value)}" if name else _describe(value)
+        if torch.is_tensor(value):
+            return self._described(value, self._variable(value))
+        return _describe(value)
+
+    def _described(self, t: torch.Tensor, variable: torch.Tensor | None) -> str:
+        """A saved tensor for the node's details, `variable` being `self._variable(t)`."""
+        name = self._name(variable) if variable is not None else ""
+        return f"{name}: {_describe(t)}" if name else _describe(t)
 
     def _name(self, t: torch.Tensor) -> str:
         """A tensor's variable names, else its parameter path, else nothing."""
         return self.names.get(id(t)) or self.paths.of_param(t)[0] or ""
 
-    def _label(self, t: torch.Tensor, name: str | None = None) -> str:
-        name = name or self._name(t)
-        size = ", ".join(str(v) for v in _shape(t)) if not t.is_nested else "nested"
-        return f"{name}\n ({size})"  # torchviz's get_var_name
-
-    def _tensor_node(self, sid: str, t: torch.Tensor, label: str, kind: str) -> None:
-        self.dot.body.append(node_line(sid, label, {"fillcolor": COLOURS[kind]}))
+    def _tensor_node(self, sid: str, t: torch.Tensor, kind: str, name: str | None = None) -> None:
+        """A tensor's node, labelled as torchviz's get_var_name does: `name` (else its
+        variable's), then its sizes."""
+        shape = _shape(t)
+        size = ", ".join(map(str, shape)) if not t.is_nested else "nested"
+        label = f"{name or self._name(t)}\n ({size})"
+        colour = COLOURS[kind]
+        self.body.append(_node_line(sid, label, colour))
+        names = self.names.get(id(t))
         self.nodes[sid] = Node(
-            id=sid, kind=kind, label=label, colour=COLOURS[kind],
-            names=self.names[id(t)].split(" = ") if id(t) in self.names else [],
-            shape=_shape(t), dtype=str(t.dtype), device=str(t.device),
+            id=sid, kind=kind, label=label, colour=colour,
+            names=names.split(" = ") if names is not None else [],
+            shape=shape, dtype=as_text(t.dtype), device=as_text(t.device),
             requires_grad=t.requires_grad, is_leaf=t.is_leaf,
             grad_fn=type(t.grad_fn).__name__ if t.grad_fn is not None else None,
             version=version(t), module=self.paths.of_param(t)[1] if kind == "leaf" else None)
 
     def _edge(self, src: str, dst: str, kind: str, **attrs: str) -> None:
-        self.dot.body.append(edge_line(src, dst, attrs))
+        self.body.append(_edge_line(src, dst, tuple(attrs.items())))
         self.edges.append(Edge(src=src, dst=dst, kind=kind, attrs=attrs))
 
 
-def _saved_attrs(fn: Any) -> list[str]:
-    """The `_saved_*` attributes of a backward node; a built-in node's are its type's."""
-    if hasattr(fn, "__dict__"):  # a custom Function's node may gain attributes
-        return [a for a in dir(fn) if a.startswith(SAVED_PREFIX)]
+@dataclass(frozen=True)
+class _Kind:
+    """What `_Drawing` needs of a type of backward node. A built-in type holds what its
+    instances hold; a custom Function's node (with a `__dict__`, which may gain attributes)
+    is asked each time (`attrs` None, `leaf` and `edges` by getattr)."""
+
+    name: str
+    attrs: list[tuple[str, str, bool]] | None  # `_saved_*` attribute, name, raw form may exist
+    leaf: bool  # may have a `variable` (AccumulateGrad)
+    edges: bool  # has `next_functions` on its type
+    saves: bool  # has `saved_tensors` on its type (a custom Function's node)
+    custom: bool
+
+
+_KINDS: dict[type, _Kind] = {}  # built-in node types, as they are met
+
+
+def _kind_of(fn: Any) -> _Kind:
+    """`fn`'s type as `_Drawing` needs it, remembered where it is built in."""
     kind = type(fn)
-    if kind not in _SAVED_ATTRS:
-        _SAVED_ATTRS[kind] = [a for a in dir(fn) if a.startswith(SAVED_PREFIX)]
-    return _SAVED_ATTRS[kind]
+    custom = isinstance(fn, torch.autograd.function.BackwardCFunction)
+    if hasattr(fn, "__dict__"):  # a custom Function's node may gain attributes
+        return _Kind(kind.__name__, None, True, False, hasattr(kind, "saved_tensors"), custom)
+    attrs = [(attr, attr.removeprefix(SAVED_PREFIX), hasattr(kind, "_raw" + attr))
+             for attr in _saved_attrs(fn)]
+    found = _KINDS[kind] = _Kind(kind.__name__, attrs, hasattr(kind, "variable"),
+                                 hasattr(kind, "next_functions"),
+                                 hasattr(kind, "saved_tensors"), custom)
+    return found
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _node_line(sid: str, label: str, colour: str | None) -> str:
+    """`node_line`, remembered: a step draws mostly the nodes the step before drew."""
+    return node_line(sid, label, {"fillcolor": colour} if colour is not None else {})
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _edge_line(src: str, dst: str, attrs: tuple[tuple[str, str], ...]) -> str:
+    """`edge_line`, remembered."""
+    return edge_line(src, dst, dict(attrs))
+
+
+@functools.lru_cache(maxsize=1 << 10)
+def _frame(rows: int) -> tuple[str, str]:
+    """The DOT text around a body of `rows` statements, as make_dot's Digraph writes it once
+    torchviz's resize_graph has sized it."""
+    dot = Digraph(node_attr=NODE_ATTR, graph_attr=dict(size="12,12"))
+    dot.body = [""] * rows
+    resize_graph(dot)
+    head, tail = dot.source, "}\n"
+    assert head.endswith(tail)
+    return head[:-len(tail)], tail
+
+
+def _source(body: list[str]) -> str:
+    """The DOT text of a graph of statements `body`: Digraph.source, without building a
+    Digraph (50 statements: 28 µs to 0.5)."""
+    head, tail = _frame(len(body))
+    return head + "".join(body) + tail
+
+
+def _saved_attrs(fn: Any) -> list[str]:
+    """The `_saved_*` attributes of a backward node."""
+    return [a for a in dir(fn) if a.startswith(SAVED_PREFIX)]
 
 
 def _packed(fn: Any, attr: str) -> Any:
@@ -352,14 +436,16 @@ def _shown(value: Any) -> str:
     return str(value)
 
 
-def _fn_label(name: str, attrs: dict[str, str]) -> str:
-    """torchviz's get_fn_name(fn, show_attrs=True, max_attr_chars=50) from the values shown."""
+@functools.lru_cache(maxsize=1 << 12)
+def _fn_label(name: str, attrs: tuple[tuple[str, str], ...]) -> str:
+    """torchviz's get_fn_name(fn, show_attrs=True, max_attr_chars=50) from the values shown
+    (attribute, value), remembered: a node's label is the same at every step."""
     if not attrs:
         return name
-    width1 = max(len(k) for k in attrs)
-    width2 = min(max(len(v) for v in attrs.values()), MAX_ATTR_CHARS)
+    width1 = max(len(k) for k, _ in attrs)
+    width2 = min(max(len(v) for _, v in attrs), MAX_ATTR_CHARS)
     rows = (f"{k:<{width1}}: {v[:width2 - 3] + '...' if len(v) > width2 else v:>{width2}}"
-            for k, v in attrs.items())
+            for k, v in attrs)
     return f"{name}\n{'-' * max(width1 + width2 + 2, len(name))}\n" + "\n".join(rows)
 
 

@@ -48,6 +48,7 @@ DEFINITIONS = (*FUNCTIONS, ast.ClassDef)
 # Lines after which nothing runs in their block (they jump), or that change no state.
 STILL = (ast.Return, ast.Break, ast.Continue, ast.Raise, ast.Pass, ast.Global, ast.Nonlocal)
 FORGET = 4_096  # loops' rounds kept before those of finished frames are dropped
+FRESH = (1, 1, True)  # a loop's round where its frame has not said (round 1, kept)
 # Types whose len() runs none of the program's code.
 SIZED = (range, list, tuple, str, dict, set, frozenset, torch.Tensor, torch.Size)
 
@@ -228,8 +229,10 @@ class Lines:
         self.over = 0  # lines run after `most` steps or `work`
         self.failed = 0  # steps that could not be made
         self.paused = 0  # inside a saved tensor's hooks, or once the run is over
-        # (frame, loop) → its round there, and the loop's round counted over the run
-        self._rounds: dict[tuple[int, int], tuple[int, int]] = {}
+        # (frame, loop) → its round there, the loop's round counted over the run, and
+        # whether that round may be kept (`_maybe_kept`, made as the round starts: a line of a
+        # round not kept, the common case, then costs one lookup)
+        self._rounds: dict[tuple[int, int], tuple[int, int, bool]] = {}
         self._total: dict[int, int] = {}  # loop → rounds it started over the run
         self._lengths: dict[tuple[int, int], int] = {}  # (frame, loop) → rounds it will run
 
@@ -266,12 +269,13 @@ class Lines:
         if len(self._rounds) > FORGET:
             self._forget(frame)
         key = (id(frame), number)
-        self._rounds[key] = (0, self._total.get(number, 0))
         length = _length(iterable)
         if length is None:
             self._lengths.pop(key, None)
         else:
             self._lengths[key] = length
+        total = self._total.get(number, 0)
+        self._rounds[key] = (0, total, self._maybe_kept(key, 0, total))
         return iterable
 
     def _forget(self, frame: FrameType) -> None:
@@ -284,12 +288,13 @@ class Lines:
     def round(self, number: int) -> None:
         key = (id(sys._getframe(1)), number)
         total = self._total[number] = self._total.get(number, 0) + 1
-        self._rounds[key] = (self._rounds.get(key, (0, 0))[0] + 1, total)
+        count = self._rounds.get(key, (0, 0, False))[0] + 1
+        self._rounds[key] = (count, total, self._maybe_kept(key, count, total))
 
     def line(self, number: int) -> None:
         place = self.plan.places[number]
         frame = sys._getframe(1)
-        if place.loops and not self._maybe_kept(frame, place.loops[-1]):
+        if place.loops and not self._rounds.get((id(frame), place.loops[-1]), FRESH)[2]:
             self.passed += 1  # decided without walking the frames: the common case
             return
         frames = running(frame)
@@ -308,10 +313,9 @@ class Lines:
                 self.failed += 1
             self.took += time.perf_counter() - started
 
-    def _maybe_kept(self, frame: FrameType, loop: int) -> bool:
-        """Whether `loop`, running in `frame`, is in a round kept or in its last."""
-        key = (id(frame), loop)
-        count, total = self._rounds.get(key, (1, 1))
+    def _maybe_kept(self, key: tuple[int, int], count: int, total: int) -> bool:
+        """Whether a loop (`key`: its frame and number) in its round `count` there, `total`
+        over the run, is in a round kept or in its last."""
         return kept(total) or count == self._lengths.get(key)
 
     def _kept(self, frames: list[tuple[FrameType, int]], loops: tuple[int, ...]) -> bool:
@@ -319,9 +323,9 @@ class Lines:
         loop's round over the run is, or every loop around it is in its last round."""
         keys = [(id(frame), number) for index, (frame, line) in enumerate(frames)
                 for number in reversed(loops if index == 0 else self.plan.around.get(line, ()))]
-        if not keys or kept(self._rounds.get(keys[0], (1, 1))[1]):
+        if not keys or kept(self._rounds.get(keys[0], FRESH)[1]):
             return True
-        return all(self._rounds.get(key, (1, 1))[0] == self._lengths.get(key) for key in keys)
+        return all(self._rounds.get(key, FRESH)[0] == self._lengths.get(key) for key in keys)
 
     def where(self, frames: list[tuple[FrameType, int]],
               loops: tuple[int, ...] | None = None) -> Where:
@@ -344,7 +348,7 @@ class Lines:
     def _round(self, frame: FrameType, number: int) -> Round:
         key = (id(frame), number)
         loop = self.plan.loops[number]
-        count, length = max(1, self._rounds.get(key, (1, 1))[0]), self._lengths.get(key)
+        count, length = max(1, self._rounds.get(key, FRESH)[0]), self._lengths.get(key)
         return Round(line=loop.line, name=loop.name, round=count,
                      of=length if length is not None and count <= length else None)
 

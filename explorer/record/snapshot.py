@@ -7,6 +7,7 @@ keep a leading block of at least `cap` elements, nested like the original.
 
 from __future__ import annotations
 
+import functools
 import math
 import reprlib
 import types
@@ -33,6 +34,9 @@ class _Repr(reprlib.Repr):
 
 
 PLAIN = (str, int, float, bool, type(None))  # what a description's values are made of
+# Tensor classes whose `.grad` torch's own getter reads (no __torch_function__ runs): on a
+# leaf it never warns, so it is read without catching warnings (3 µs a tensor).
+PLAIN_TENSORS = (torch.Tensor, torch.nn.Parameter)
 NUMBERS = "biufc"  # numpy kinds whose bytes are their values (not an object array's pointers)
 MADE_BLOCKS = 512  # blocks whose lists are kept for reuse: at most 16 KB of key each
 _MADE: dict[tuple[str, tuple[int, ...], bytes], Any] = {}
@@ -98,7 +102,7 @@ def _short_repr(value: Any) -> str:
 def _tensor(t: torch.Tensor, cap: int) -> Variable:
     values, truncated = tensor_values(t, cap)
     info = Variable(
-        kind="tensor", shape=list(t.shape), dtype=str(t.dtype), device=str(t.device),
+        kind="tensor", shape=list(t.shape), dtype=as_text(t.dtype), device=as_text(t.device),
         requires_grad=t.requires_grad, is_leaf=t.is_leaf,
         grad_fn=type(t.grad_fn).__name__ if t.grad_fn is not None else None,
         version=version(t), numel=t.numel(), is_view=t._base is not None,
@@ -112,15 +116,24 @@ def _tensor(t: torch.Tensor, cap: int) -> Variable:
         else:
             info.strides, info.data_ptr = strides, ptr
             info.memory = _extent(ptr, list(t.shape), strides, t.element_size())
-    with warnings.catch_warnings():  # reading .grad of a non-leaf warns; the lesson shows it
-        warnings.simplefilter("ignore")
+    if type(t) in PLAIN_TENSORS and t.is_leaf:  # its .grad warns of nothing, runs nothing
         grad = t.grad
+    else:
+        with warnings.catch_warnings():  # reading .grad of a non-leaf warns; the lesson
+            warnings.simplefilter("ignore")  # shows it
+            grad = t.grad
     if grad is not None:
         info.grad, cut = tensor_values(grad, cap)
         info.grad_norm = _norm(grad) if cut else None
     if (tangent := _tangent(t)) is not None:
         info.tangent = tensor_values(tangent, cap)[0]
     return info
+
+
+@functools.lru_cache(maxsize=1 << 10)
+def as_text(value: torch.dtype | torch.device) -> str:
+    """str() of a dtype or device, remembered (a step describes every tensor again)."""
+    return str(value)
 
 
 def _tangent(t: torch.Tensor) -> torch.Tensor | None:
