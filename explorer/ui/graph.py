@@ -48,7 +48,7 @@ ORDERS_SHOWN = 12  # derivative orders counted and offered one by one (a run may
 
 
 def viewer(key: str, picture: str, chosen: str | None, height: int | str, title: str,
-            on_node_change: Callable[[], None] | None = None) -> None:
+           on_node_change: Callable[[], None] | None = None) -> None:
     """The viewer's frame `height` high (px, or a CSS length), showing `picture` ("": none)
     with `chosen` marked."""
     _VIEWER(key=f"{key}.viewer", data={"viewer": _VIEWER_PAGE, "svg": picture,
