@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import expect
+from streamlit.testing.v1 import AppTest
 
 from explorer.bench.served import CHROMIUM, CHROMIUM_ARGS, ROOT, app
 from explorer.content import lessons
@@ -84,6 +85,17 @@ def editor_code(at: Any) -> str | None:
     editors = [e.proto for e in at.get("bidi_component")
                if e.proto.component_name.endswith("autograd_explorer.editor")]
     return json.loads(editors[0].json)["code"] if editors else None
+
+
+def graph_page_ran(code: str, lang: str = "en") -> AppTest:
+    """The Graph page in `lang`, as an AppTest, once `code` ran there."""
+    at = AppTest.from_file("../streamlit_app.py", default_timeout=60)
+    at.query_params["lang"] = lang
+    at.run()
+    at.switch_page("pages/2_Graph.py").run()
+    at.session_state["graph.code"] = code
+    at.button(key="graph.run").click().run()
+    return at
 
 
 def graph_viewer(at: Any, key: str | None = None) -> tuple[str, str]:

@@ -12,7 +12,6 @@ import re
 
 import pytest
 import torch
-from streamlit.testing.v1 import AppTest
 
 from explorer.content.i18n import text
 from explorer.record.execute import execute
@@ -23,7 +22,7 @@ from explorer.trace.check import BadResult, read_data
 from explorer.trace.schema import MAX_LIBRARY, Graph
 from explorer.trace.wire import message, parts
 from explorer.views.library import label, said
-from tests.conftest import graph_viewer
+from tests.conftest import graph_page_ran, graph_viewer
 from tests.forged import forged
 
 TRANSFORMS = """import torch
@@ -216,12 +215,7 @@ def test_what_each_pass_was_is_said(lang: str) -> None:
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_graph_page_draws_each_pass_chosen(lang: str) -> None:
-    at = AppTest.from_file("../streamlit_app.py", default_timeout=60)
-    at.query_params["lang"] = lang
-    at.run()
-    at.switch_page("pages/2_Graph.py").run()
-    at.session_state["graph.code"] = TRANSFORMS
-    at.button(key="graph.run").click().run()
+    at = graph_page_ran(TRANSFORMS, lang)
     assert not at.exception
     choice = at.selectbox(key="graph.library")
     assert len(choice.options) == 9
@@ -257,11 +251,7 @@ def test_the_step_that_ran_a_pass_points_to_its_graph() -> None:
     code = ("import torch\nw = torch.ones(2, requires_grad=True)\n"
             "vg = torch.func.vmap(torch.func.grad(lambda w, x: (w @ x) ** 2), in_dims=(None, 0))"
             "(w, torch.ones(3, 2))\ny = w * 2\n")
-    at = AppTest.from_file("../streamlit_app.py", default_timeout=60)
-    at.run()
-    at.switch_page("pages/2_Graph.py").run()
-    at.session_state["graph.code"] = code
-    at.button(key="graph.run").click().run()
+    at = graph_page_ran(code)
     assert not at.exception
     here = text("library_here", "en", line=3)
     assert here not in [c.value for c in at.caption]  # the last step, line 4, ran none

@@ -22,7 +22,7 @@ from explorer.trace.graph_view import ORDER_FILLS, orders, tooltip, view
 from explorer.trace.schema import Graph, Node
 from explorer.views.present import variable_rows
 from explorer.views.render import svg
-from tests.conftest import graph_viewer
+from tests.conftest import graph_page_ran, graph_viewer
 from tests.forged import forged
 
 CUBE = ("x = torch.tensor(2.0, requires_grad=True)\ny = x ** 3\n"
@@ -197,12 +197,7 @@ def test_a_forged_order_is_read_only_where_a_node_can_have_one() -> None:
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_graph_page_counts_the_orders_and_draws_one_at_a_time(lang: str) -> None:
-    at = AppTest.from_file("../streamlit_app.py", default_timeout=60)
-    at.query_params["lang"] = lang
-    at.run()
-    at.switch_page("pages/2_Graph.py").run()
-    at.session_state["graph.code"] = CUBE
-    at.button(key="graph.run").click().run()
+    at = graph_page_ran(CUBE, lang)
     at.button(key="graph.step.first").click().run()
     for _ in range(3):  # to line 4, after h
         at.button(key="graph.step.forward").click().run()
@@ -322,11 +317,7 @@ def test_a_graph_of_many_orders_offers_the_first_twelve() -> None:
             "every = torch.stack(gs)\n")
     trace = execute(code, limits=Limits(line_steps=0))
     assert list(orders(trace.graphs[trace.steps[-1].graph])) == list(range(1, 17))
-    at = AppTest.from_file("../streamlit_app.py", default_timeout=60)
-    at.run()
-    at.switch_page("pages/2_Graph.py").run()
-    at.session_state["graph.code"] = code
-    at.button(key="graph.run").click().run()
+    at = graph_page_ran(code)
     assert not at.exception
     said = next(c.value for c in at.caption if "Nodes by order" in c.value)
     assert said.count("order ") == 12 + 1 and said.endswith(" · ….")  # `order 1 · the forward`

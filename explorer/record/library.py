@@ -49,8 +49,8 @@ class Passes:
             return
         line, name = called
         tensors = [r for r in roots if isinstance(r, torch.Tensor)]
-        within = _within()
-        place = (line, name, within, _level(tensors))
+        within, level = _within(), _level(tensors)
+        place = (line, name, within, level)
         if (known := self._at.get(place)) is not None:
             known.passes += 1
             return
@@ -68,7 +68,7 @@ class Passes:
         self.graphs.append(graph)
         self._at[place] = made = LibraryPass(
             line=line, called=name, within=[Level(transform=t, level=k) for t, k in within],
-            level=place[3], graph=len(self.graphs) - 1, passes=1)
+            level=level, graph=len(self.graphs) - 1, passes=1)
         self.made.append(made)
 
 
