@@ -105,8 +105,52 @@ def test_the_tables_hold_numbers(report: str) -> None:
                                 for cell in list(row.values())[1:]), title
 
 
+def test_the_seed_programs_are_timed_against_a_revision_turn_about() -> None:
+    before = _worktrees()
+    done = subprocess.run([sys.executable, "-m", "explorer.bench", "--seeds", "--quick",
+                           "--against", "HEAD"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stderr.count("HEAD…") == done.stderr.count("now…") == 2  # two rounds each
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("== Seed programs against HEAD")
+    assert lines[1].split() == ["example", "now_ms", "HEAD_ms", "ratio"]
+    rows = [line.split() for line in lines[3:lines.index("")]]
+    assert [row[0] for row in rows] == [e.key for e in EXAMPLES]
+    assert all(NUMBER.fullmatch(cell) and float(cell) > 0 for row in rows for cell in row[1:])
+    verdict = re.fullmatch(r"(PASS|MISS)  seed programs' p50 within 10% of HEAD's: "
+                           r"(\d+\.\d) ms against (\d+\.\d) ms \((\d\.\d\d)×\)", lines[-1])
+    assert verdict is not None, lines[-1]
+    now, then, ratio = map(float, verdict.groups()[1:])
+    assert ratio == pytest.approx(now / then, abs=0.01 + 0.1 / then)  # its numbers, rounded
+    if ratio != 1.1:  # else rounding may hide which side of the target it is
+        assert (verdict[1] == "PASS") is (ratio < 1.1)
+    assert _worktrees() == before  # the revision's checkout is gone
+
+
+@pytest.mark.parametrize(("asked", "said"), [
+    (["--seeds"], "--seeds compares with a revision: give --against REVISION"),
+    (["--seeds", "--against", "no-such-revision"],
+     "cannot check out 'no-such-revision': fatal: invalid reference: no-such-revision")])
+def test_a_comparison_without_a_revision_to_check_out_says_so(asked: list[str],
+                                                               said: str) -> None:
+    before = _worktrees()
+    done = subprocess.run([sys.executable, "-m", "explorer.bench", *asked], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.splitlines()[-1] == f"python -m explorer.bench: error: {said}"
+    assert _worktrees() == before  # nothing is left checked out
+
+
+def _worktrees() -> list[str]:
+    """The checkouts git knows of beside this one."""
+    return subprocess.run(["git", "worktree", "list"], cwd=ROOT, capture_output=True,
+                          text=True, check=True).stdout.splitlines()
+
+
 @pytest.mark.browser
 def test_the_browser_mode_times_both_programs_in_chromium_against_a_revision() -> None:
+    before = _worktrees()
     done = subprocess.run([sys.executable, "-m", "explorer.bench", "--browser", "--quick",
                            "--against", "HEAD"],
                           cwd=ROOT, capture_output=True, text=True, timeout=900, check=False)
@@ -123,9 +167,7 @@ def test_the_browser_mode_times_both_programs_in_chromium_against_a_revision() -
         for row in rows:  # four times in ms after the program and the app
             assert all(NUMBER.fullmatch(cell) and float(cell) > 0
                        for cell in row.split()[-4:]), row
-    worktrees = subprocess.run(["git", "worktree", "list"], cwd=ROOT, capture_output=True,
-                               text=True, check=True).stdout
-    assert len(worktrees.splitlines()) == 1, worktrees  # the revision's checkout is gone
+    assert _worktrees() == before  # the revision's checkout is gone
 
 
 CLASSROOM = re.compile(r"classroom: scenario=(lesson|distinct|hosted) sessions=\d+ runs=\d+ "

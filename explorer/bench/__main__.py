@@ -26,7 +26,8 @@ In one process and one run (the machine is noisy, so results are ratios and medi
    turn about, medians; and its record as it crosses the wire, thinned to fit;
 
 then PASS/MISS for each target. `--quick` uses tiny sizes and few runs (tests/test_bench.py);
-`--lines` measures section 10 alone, with its targets.
+`--lines` measures section 10 alone, with its targets; `--seeds --against REVISION`, section 2
+in this checkout and in that git revision's, turn about (explorer.bench.seeds).
 `--browser` instead times, in Debian's Chromium, Run → graph visible on the Graph page, and
 Run → replay picture on the Backward page (a tab's first run and its later ones);
 `--classroom` plays a class of learners over Streamlit's websocket (explorer.bench.classroom).
@@ -43,6 +44,7 @@ from explorer.bench.browser import browser
 from explorer.bench.classroom import classroom
 from explorer.bench.lines import line_targets, measure_lines, section
 from explorer.bench.report import POOL_SIZE, measure, render
+from explorer.bench.seeds import seeds_against
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -52,25 +54,39 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--browser", action="store_true",
                         help="time Run -> visible graph in Chromium instead")
     parser.add_argument("--against", metavar="REVISION",
-                        help="with --browser: time that git revision's app too, interleaved")
+                        help="with --browser or --seeds: time that git revision too, "
+                             "interleaved")
     parser.add_argument("--classroom", action="store_true",
                         help="a class of learners over the websocket instead "
                              "(explorer.bench.classroom)")
     parser.add_argument("--lines", action="store_true",
                         help="only section 10, steps inside loops (explorer.bench.lines)")
+    parser.add_argument("--seeds", action="store_true",
+                        help="with --against: the seed programs here and in that revision")
     args = parser.parse_args(argv)
 
     def progress(what: str) -> None:
         print(f"[bench] {what}…", file=sys.stderr, flush=True)
 
+    if args.seeds and not args.against:
+        parser.error("--seeds compares with a revision: give --against REVISION")
+    try:
+        print(asked(args, progress))
+    except LookupError as error:  # a revision git cannot check out
+        parser.error(str(error))
+
+
+def asked(args: argparse.Namespace, progress: Callable[[str], None]) -> str:
+    """What the arguments ask for, measured and written out."""
     if args.classroom:
-        print("\n".join(classroom(args.quick, progress)))
-    elif args.lines:
-        print("\n".join(lines_alone(args.quick, progress)))
-    elif args.browser:
-        print(browser(args.quick, progress, args.against))
-    else:
-        print(render(measure(args.quick, progress)))
+        return "\n".join(classroom(args.quick, progress))
+    if args.seeds:
+        return "\n".join(seeds_against(args.against, args.quick, progress))
+    if args.lines:
+        return "\n".join(lines_alone(args.quick, progress))
+    if args.browser:
+        return browser(args.quick, progress, args.against)
+    return render(measure(args.quick, progress))
 
 
 def lines_alone(quick: bool, progress: Callable[[str], None]) -> list[str]:

@@ -18,7 +18,7 @@ from explorer.bench.patterns import BOUND_S, Worst, server_patterns, worst
 from explorer.bench.pipeline import SCALE_LIMITS, bare_time
 from explorer.bench.rerun import Rerun, measure_rerun
 from explorer.bench.scale import Scale, measure_scale
-from explorer.bench.seeds import Seed, measure_seeds
+from explorer.bench.seeds import POOL_SIZE, Seed, measure_seeds
 from explorer.bench.stages import Stages, measure_stages
 from explorer.bench.table import kb, ms, table
 from explorer.bench.wall import measure_wall
@@ -32,7 +32,6 @@ from explorer.views.animation import frames_of
 
 FULL_OPS = (10, 100, 1_000, 5_000)  # a chain of n ops has 2n + 5 nodes at its backward call
 QUICK_OPS = (10, 50)
-POOL_SIZE = 2  # the app's: each run gets os.cpu_count() // 2 threads
 SEED_TARGET_MS = 100.0
 RATIO_TARGET = 1.5
 RATIO_UP_TO_NODES = 2_500  # "up to ~2,000 nodes": every size but the ~10,000-node one

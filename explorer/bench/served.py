@@ -51,11 +51,15 @@ def wait_healthy(url: str, server: subprocess.Popen[bytes], log: IO[bytes]) -> N
 
 @contextmanager
 def checkout(revision: str) -> Iterator[Path]:
-    """The project at git `revision`, checked out beside this one until the block ends."""
+    """The project at git `revision`, checked out beside this one until the block ends;
+    LookupError, with git's words, where it cannot be."""
     with tempfile.TemporaryDirectory() as where:
         tree = Path(where) / "app"
-        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "--quiet",
-                        str(tree), revision], check=True)
+        added = subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach",
+                                "--quiet", str(tree), revision], capture_output=True, text=True,
+                               check=False)
+        if added.returncode:
+            raise LookupError(f"cannot check out {revision!r}: {added.stderr.strip()}")
         try:
             yield tree
         finally:
