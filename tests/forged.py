@@ -60,6 +60,7 @@ def hostile() -> dict[str, Any]:
                   library=[{"line": 1, "called": EVIL, "within": [{"transform": "vmap",
                                                                   "level": 1}],
                             "level": None, "graph": 0, "passes": 2}],
+                  unstepped=[{"loop": 0, "line": 1, "name": EVIL, "round": 30}],
                   losses=[{"call": 1, "kind": "backward", "value": 1.0,
                            "grad_norms": {EVIL: 1.0}}],
                   error={"type": EVIL, "message": f"name '{EVIL}' is not defined", "line": 1,

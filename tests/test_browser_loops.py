@@ -127,3 +127,43 @@ def test_the_chinese_interface_says_the_rounds_and_keeps_one_row_on_a_phone(
         page.screenshot(path=ARTIFACTS / "loops-zh-phone.png")
     finally:
         context.close()
+
+
+WHILE = """import torch
+w = torch.tensor(1.5, requires_grad=True)
+x = torch.tensor(1.0)
+while x < 1e5:
+    x = x * w
+    y = x + 1
+print(x.item())
+"""
+
+
+@pytest.mark.parametrize(("lang", "size"), [("en", (1400, 1000)), ("zh", (390, 844))])
+def test_a_while_loops_last_round_is_stepped_through_when_asked(
+        browser: Any, app_url: str, lang: str, size: tuple[int, int]) -> None:
+    context = browser.new_context(viewport={"width": size[0], "height": size[1]})
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    try:
+        page.goto(f"{app_url}/Playground?lang={lang}&code={encode_code(WHILE)}")
+        said = page.locator("[data-testid='stCaptionContainer']").filter(
+            has_text=_said("last_round", lang, loop="while", line=4, rounds=29))
+        expect(said).to_be_visible()  # 29 rounds: 1-10 and 20 stepped, not the last
+        again = page.get_by_role("button", name=text("last_round_again", lang, round=29))
+        said.scroll_into_view_if_needed()
+        page.screenshot(path=ARTIFACTS / f"last-round-{lang}.png")
+        again.click()
+        caption = page.locator("[data-testid='stMarkdownContainer'] p").filter(
+            has_text=re.compile("^" + re.escape(_said("after_line", lang, line=5))))
+        expect(caption).to_have_text(" · ".join([_said("after_line", lang, line=5),
+                                                 _said("round", lang, name="while", round=29)]))
+        expect(page.locator(".cm-step-line")).to_have_text("    x = x * w")
+        expect(said).to_have_count(0)  # the run shown now stepped through it
+        expect(again).to_have_count(0)
+        page.get_by_role("button", name=text("round_back", lang)).click()
+        expect(caption).to_have_text(" · ".join([_said("after_line", lang, line=5),
+                                                 _said("round", lang, name="while", round=20)]))
+        page.screenshot(path=ARTIFACTS / f"last-round-{lang}-stepped.png", full_page=True)
+    finally:
+        context.close()

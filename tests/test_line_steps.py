@@ -943,7 +943,7 @@ def test_the_real_clock_hitting_anywhere_in_steps_leaves_a_valid_trace(time_s: f
     trace = execute(code, limits=Limits(time_s=time_s))
     assert time.monotonic() - started < 2 * time_s + 2
     assert trace.error is not None and trace.error.type == "TimeLimit", trace.error
-    assert trace.error.line in (5, 6, 7, 10)
+    assert trace.error.line in (4, 5, 6, 7, 10)  # 4: as a call of `grow` starts, at its def
     round_trips(trace)
 
 

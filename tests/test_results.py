@@ -54,7 +54,7 @@ def test_what_decides_a_run_is_in_its_key(pool: WorkerPool) -> None:
     pool.run(RANDOM)
     kept = pool.results.hits
     for other in ({"seed": 1}, {"limits": dataclasses.replace(pool.limits, value_elements=7)},
-                  {"keep": (3,)}):
+                  {"keep": (3,)}, {"rounds": ((0, 3),)}):
         assert not pool.run(RANDOM, **other).reused, other
     assert not pool.run(RANDOM + "# a comment\n").reused
     assert pool.results.hits == kept
@@ -216,8 +216,8 @@ def test_a_key_differs_for_each_thing_that_decides_a_run() -> None:
     base = dict(code="x = 1\n", device="cpu", limits=Limits(), seed=0, threads=1, keep=())
     keys = {Results.key(**base)} | {Results.key(**base | {name: value}) for name, value in (
         ("code", "x = 2\n"), ("device", "cuda"), ("limits", Limits(time_s=4.0)), ("seed", 1),
-        ("threads", 2), ("keep", (1,)))}
-    assert len(keys) == 7
+        ("threads", 2), ("keep", (1,)), ("rounds", ((0, 1),)))}
+    assert len(keys) == 8
 
 
 @pytest.mark.parametrize("values", [[0.5] * 1000, [[0.5]] * 500, ["x"] * 1000],

@@ -22,6 +22,7 @@ from explorer.record.execute import execute
 from explorer.safety.limits import Limits
 from explorer.trace import Trace
 from explorer.trace.check import (
+    MAX_LINE,
     MAX_LINES,
     MAX_MESSAGE,
     MAX_VARIABLES,
@@ -167,6 +168,12 @@ def test_an_answer_of_the_wrong_shape_is_a_clear_bad_result() -> None:
                                                                 "kind": "href"}]}]), "edge"),
             (forged(backward=[call] * (MAX_CALLS + 1)), f"at most {MAX_CALLS}"),
             (forged(backward=[{"call": 1}]), "a backward call has no kind"),
+            (forged(unstepped=[{"loop": -1, "line": 1, "name": "while", "round": 3}]),
+             "unstepped holds what is not a whole number ≥ 0"),
+            (forged(unstepped=[{"loop": 0, "line": 1, "name": "while", "round": 0}]),
+             "unstepped holds what is not a whole number ≥ 1"),
+            (forged(unstepped=[{"loop": 0, "line": 1, "name": "while", "round": 3}] * 9),
+             "at most 8"),
             (forged(error={"type": "E", "message": "m", "line": "one"}), "line is not"),
             (forged(error={"type": ["E"], "message": "m"}), "type is not text")):
         assert why in refused(answer), (why, refused(answer))
@@ -196,6 +203,8 @@ def test_unknown_fields_go_and_every_count_is_bounded() -> None:
     assert len(trace.stdout) == limits.output_chars
     assert sum(len(s.output) for s in trace.steps) == limits.output_chars
     assert len(trace.losses) == limits.loop_iterations
+    long = forged(unstepped=[{"loop": 0, "line": 1, "name": "w" * 10_000, "round": 3}])
+    assert len(Trace.from_dict(long).unstepped[0].name) == MAX_LINE
     wide = forged(variables={"w": {"kind": "list", "values": [1.0] * 10**6},
                              "o": {"kind": "Point", "values": [[{"a": 1}]]}})
     assert Trace.from_dict(wide).variables["w"].values == "<values too many to show>"

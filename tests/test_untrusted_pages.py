@@ -67,6 +67,8 @@ def test_the_playground_shows_the_runs_words_as_words() -> None:
     cells = at.table[0].value
     assert "\\!\\[x\\]\\(http\\:" in " ".join(cells["name"]) + " ".join(cells["type"])
     assert "\\[\\('w\n\n\\!\\[x\\]" in cells["dtype"].iloc[0]  # a structured dtype's field
+    (last,) = [t for t in texts if "ran 30 rounds" in t]  # a loop's last round, under the editor
+    assert "cannot be run again" in last  # the answer says it would not repeat
 
 
 def test_the_graph_page_draws_no_link_in_a_frame_without_an_origin() -> None:

@@ -40,10 +40,10 @@ class Results:
 
     @staticmethod
     def key(code: str, device: str, limits: Limits, seed: int, threads: int,
-            keep: tuple[int, ...]) -> str:
+            keep: tuple[int, ...], rounds: tuple[tuple[int, int], ...] = ()) -> str:
         """What decides a run's Trace, as one hash."""
         decided = {"code": code, "device": device, "limits": asdict(limits), "seed": seed,
-                   "threads": threads, "keep": keep, "versions": VERSIONS}
+                   "threads": threads, "keep": keep, "rounds": rounds, "versions": VERSIONS}
         return hashlib.sha256(json.dumps(decided, sort_keys=True).encode()).hexdigest()
 
     def get(self, key: str) -> Trace | None:

@@ -108,17 +108,20 @@ class WorkerPool:
 
     def run(self, code: str, *, device: str = "cpu", limits: Limits | None = None,
             seed: int | None = 0, keep: tuple[int, ...] = (),
+            rounds: tuple[tuple[int, int], ...] = (),
             on_progress: Progress | None = None) -> Trace:
         """Run `code` and return its Trace. Never raises for anything the code does.
 
         `keep`: backward calls to record in full besides the first ten and calls 20, 40,
-        80…; `on_progress`: called with each backward call's summary while the program runs."""
+        80…; `rounds`: loops' rounds to step through besides, each (loop, round over the
+        run), as a Trace's `unstepped` names them; `on_progress`: called with each backward
+        call's summary while the program runs."""
         limits = limits or self.limits
         if self.refuses:
             return failure("WallMissing", self._refusal(), device=device)
         key = None
         if seed is not None and on_progress is None:  # a run streamed as it goes runs
-            key = self.results.key(code, device, limits, seed, self.threads, keep)
+            key = self.results.key(code, device, limits, seed, self.threads, keep, rounds)
             if (kept := self.results.get(key)) is not None:
                 return kept
         if not self._slots.acquire(timeout=self.wait_s):
@@ -128,7 +131,7 @@ class WorkerPool:
         try:
             # A locked run makes nothing: it runs in the zygote's shared, empty home.
             place = None if self.locked else f"run-{uuid.uuid4().hex}"
-            job = job_message(code, device, limits, seed, self.threads, keep, place)
+            job = job_message(code, device, limits, seed, self.threads, keep, place, rounds)
             trace, ending = self._run(job, place, device, limits, on_progress)
             if trace.error and trace.error.type == "WorkerCrashed" and self._zygote_died():
                 ending()  # a dying zygote: once more
@@ -465,6 +468,8 @@ def default_pool() -> WorkerPool:
 
 
 def run(code: str, *, device: str = "cpu", limits: Limits | None = None,
-        seed: int | None = 0, keep: tuple[int, ...] = ()) -> Trace:
+        seed: int | None = 0, keep: tuple[int, ...] = (),
+        rounds: tuple[tuple[int, int], ...] = ()) -> Trace:
     """Run `code` in the default pool."""
-    return default_pool().run(code, device=device, limits=limits, seed=seed, keep=keep)
+    return default_pool().run(code, device=device, limits=limits, seed=seed, keep=keep,
+                              rounds=rounds)

@@ -49,10 +49,13 @@ OOM_WORDS = ("can't allocate memory", "not enough memory", "out of memory", "CUD
 
 def execute(code: str, *, device: str = "cpu", limits: Limits = Limits(),
             seed: int | None = 0, keep: tuple[int, ...] = (),
+            rounds: tuple[tuple[int, int], ...] = (),
             progress: Callable[[Summary], None] | None = None) -> Trace:
     """Check and run `code`, returning its Trace; never raises for anything the code does.
 
     `keep`: backward calls to record in full besides the first ten and calls 20, 40, 80…;
+    `rounds`: loops' rounds to step through besides, each (loop, round over the run), as a
+    Trace's `unstepped` names them;
     `progress`: told each backward call's summary (loss, gradient norms) as it runs."""
     started = time.perf_counter()
     try:
@@ -86,7 +89,7 @@ def execute(code: str, *, device: str = "cpu", limits: Limits = Limits(),
     steps = _Steps(trace, namespace, out, limits, ids, Modules(), Orders(ids))
     found = plan(program.tree)
     lines = Lines(found, steps.inner, limits.line_steps, limits.line_work,
-                  LINE_SHARE * limits.time_s)
+                  LINE_SHARE * limits.time_s, frozenset(rounds))
     namespace.update(lines.hooks())
     stopped: Where | None = None
     with warnings.catch_warnings(record=True) as caught:
@@ -109,6 +112,7 @@ def execute(code: str, *, device: str = "cpu", limits: Limits = Limits(),
                 stopped = lines.where(frames)
     trace.backward, trace.losses = finish(recorder.calls), recorder.summaries
     trace.library = recorder.passes.made
+    trace.unstepped = lines.unstepped()
     packed = any(graph.packed for graph in trace.graphs)
     trace.keep_shown_graphs()  # a training loop draws one per call, most calls not kept
     if recorder.count > len(recorder.calls):

@@ -10,7 +10,9 @@ innermost loop around it (in its function, else in those that called it) is in a
 A loop's rounds are counted over the whole run, in every frame and every run of the loop, so
 that nested loops sample together, as backward calls do: the first ten, then rounds 20, 40,
 80…, and the very last round where every loop around it knows its length before it runs (a
-range, a sequence, a tensor, a DataLoader of torch's own datasets).
+range, a sequence, a tensor, a DataLoader of torch's own datasets). Where one does not (a
+`while`, a generator), the last round is only known once it has run: `unstepped` names it, and
+a run asked for it (`asked`, the same program again) steps through it.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ from torch.utils.data.dataloader import _BaseDataLoaderIter
 
 from explorer.record.backward import kept
 from explorer.safety.sandbox import FILENAME
-from explorer.trace.schema import MAX_NESTING, Round
+from explorer.trace.schema import MAX_NESTING, MAX_UNSTEPPED, LastRound, Round
 
 LOOPS = (ast.For, ast.While)
 BLOCKS = (*LOOPS, ast.If, ast.With, ast.Try, ast.TryStar, ast.Match)  # run statements of theirs
@@ -213,12 +215,16 @@ class Lines:
     `most` steps were made or they cost `work` (a state of big tensors costs its values'
     time at every line) or took `seconds` (on a machine so slow that `work` is not enough:
     the run's own time comes first), or once the run is over. What fails in making a step (a deep
-    recursion leaves it no room) is never the program's error: the step is left out."""
+    recursion leaves it no room) is never the program's error: the step is left out.
+    `asked`: rounds to keep besides, each (loop, its round over the run): a loop in one counts
+    as in its last round."""
 
     def __init__(self, found: Plan, record: Callable[[Place, Where], int], most: int,
-                 work: int, seconds: float) -> None:
+                 work: int, seconds: float, asked: frozenset[tuple[int, int]] = frozenset()
+                 ) -> None:
         self.plan = found
         self.record = record
+        self.asked = asked
         self.most = most
         self.work = work
         self.seconds = seconds
@@ -235,6 +241,8 @@ class Lines:
         self._rounds: dict[tuple[int, int], tuple[int, int, bool]] = {}
         self._total: dict[int, int] = {}  # loop → rounds it started over the run
         self._lengths: dict[tuple[int, int], int] = {}  # (frame, loop) → rounds it will run
+        # loop → the last of its rounds over the run whose lines were stepped, or could not be
+        self._settled: dict[int, int] = {}
 
     def hooks(self) -> dict[str, Callable[..., Any]]:
         """The names a planned program calls, for its namespace."""
@@ -298,11 +306,14 @@ class Lines:
             self.passed += 1  # decided without walking the frames: the common case
             return
         frames = running(frame)
-        if not self._kept(frames, place.loops):
+        keys = self._keys(frames, place.loops)
+        if not self._kept(keys):
             self.passed += 1
-        elif self.paused or torch._C._current_graph_task_id() != -1 or _transformed():
             return
-        elif self.made >= self.most or self.done >= self.work or self.took >= self.seconds:
+        self._settled.update((key[1], self._rounds.get(key, FRESH)[1]) for key in keys)
+        if self.paused or torch._C._current_graph_task_id() != -1 or _transformed():
+            return
+        if self.made >= self.most or self.done >= self.work or self.took >= self.seconds:
             self.over += 1
         else:
             started = time.perf_counter()
@@ -315,17 +326,38 @@ class Lines:
 
     def _maybe_kept(self, key: tuple[int, int], count: int, total: int) -> bool:
         """Whether a loop (`key`: its frame and number) in its round `count` there, `total`
-        over the run, is in a round kept or in its last."""
-        return kept(total) or count == self._lengths.get(key)
+        over the run, is in a round kept, asked for or in its last."""
+        return kept(total) or (key[1], total) in self.asked or count == self._lengths.get(key)
 
-    def _kept(self, frames: list[tuple[FrameType, int]], loops: tuple[int, ...]) -> bool:
-        """Whether the innermost of `frames` (at `loops`) is in a round kept: its innermost
-        loop's round over the run is, or every loop around it is in its last round."""
-        keys = [(id(frame), number) for index, (frame, line) in enumerate(frames)
+    def _keys(self, frames: list[tuple[FrameType, int]], loops: tuple[int, ...]
+              ) -> list[tuple[int, int]]:
+        """The loops around the innermost of `frames` (at `loops`), innermost first, each as
+        (its frame, its number)."""
+        return [(id(frame), number) for index, (frame, line) in enumerate(frames)
                 for number in reversed(loops if index == 0 else self.plan.around.get(line, ()))]
+
+    def _kept(self, keys: list[tuple[int, int]]) -> bool:
+        """Whether a line inside the loops `keys` is in a round kept: its innermost loop's
+        round over the run is, or every loop around it is in its last (or asked) round."""
         if not keys or kept(self._rounds.get(keys[0], FRESH)[1]):
             return True
-        return all(self._rounds.get(key, FRESH)[0] == self._lengths.get(key) for key in keys)
+        return all(map(self._last, keys))
+
+    def _last(self, key: tuple[int, int]) -> bool:
+        """Whether a loop (`key`) is in its last round there, or in a round asked for."""
+        count, total, _ = self._rounds.get(key, FRESH)
+        return count == self._lengths.get(key) or (key[1], total) in self.asked
+
+    def unstepped(self) -> list[LastRound]:
+        """The loops whose last round over the run ran lines not stepped, that a run asked for
+        it would step (none once steps ran out: they would run out there too)."""
+        if self.over or not self.most:
+            return []
+        inside = {number for place in self.plan.places for number in place.loops}
+        return [LastRound(loop=number, line=self.plan.loops[number].line,
+                          name=self.plan.loops[number].name, round=total)
+                for number, total in sorted(self._total.items())
+                if number in inside and self._settled.get(number) != total][:MAX_UNSTEPPED]
 
     def where(self, frames: list[tuple[FrameType, int]],
               loops: tuple[int, ...] | None = None) -> Where:

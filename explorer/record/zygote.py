@@ -161,7 +161,9 @@ def _child(conn: socket.socket, readable: list[str] | None, gpus: list[str],
                 send(conn, message, progress=True)
 
         trace = execute(job["code"], device=job["device"], limits=limits, seed=job["seed"],
-                        keep=tuple(job["keep"]), progress=progress)
+                        keep=tuple(job["keep"]),
+                        rounds=tuple((loop, at) for loop, at in job["rounds"]),
+                        progress=progress)
         send(conn, fitted(trace))
     except BaseException:  # noqa: BLE001 - the parent reports a child that did not answer
         code = 1

@@ -64,6 +64,7 @@ class Trace:
     graphs: list[schema.Graph] = field(default_factory=list)  # distinct
     backward: list[schema.Call] = field(default_factory=list)  # recorded in full
     library: list[schema.LibraryPass] = field(default_factory=list)  # passes not replayed
+    unstepped: list[schema.LastRound] = field(default_factory=list)  # loops' last rounds
     losses: list[schema.Summary] = field(default_factory=list)  # every call: value, grad norms
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # what the explorer changed or capped
@@ -130,10 +131,10 @@ class Trace:
                         rounds=s.rounds, calls=s.calls, locals=s.locals, stopped=s.stopped)
                    for s in answer.steps],
             graphs=answer.graphs,  # made Graphs by the check
-            backward=answer.backward, library=answer.library, losses=answer.losses,
-            warnings=answer.warnings,
-            notes=answer.notes, device=answer.device, threads=answer.threads,
-            elapsed_ms=answer.elapsed_ms, repeatable=answer.repeatable)
+            backward=answer.backward, library=answer.library, unstepped=answer.unstepped,
+            losses=answer.losses, warnings=answer.warnings, notes=answer.notes,
+            device=answer.device, threads=answer.threads, elapsed_ms=answer.elapsed_ms,
+            repeatable=answer.repeatable)
 
     def keep_shown_graphs(self) -> None:
         """Keep only the graphs a step, a kept backward call or a library function's pass

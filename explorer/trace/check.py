@@ -181,6 +181,8 @@ class _Reader:
         for made in answer.library:
             self.graph_index("a library function's pass", made.graph)
             _short(made, ("called",))
+        for last in answer.unstepped:
+            _short(last, ("name",))
         answer.losses = [self.summary(s) for s in answer.losses[:self.caps.losses]]
         answer.warnings = _texts(answer.warnings, MAX_LINES)
         answer.notes = _texts(answer.notes, MAX_LINES)

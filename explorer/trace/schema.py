@@ -21,6 +21,7 @@ MAX_CALLS = 64  # backward calls kept in full: a run keeps 20, and those asked f
 MAX_DIMS = 1_000  # sizes of a shape (PyTorch allows hundreds)
 MAX_NESTING = 16  # loops and function calls told around a step (the innermost, of deeper ones)
 MAX_LIBRARY = 12  # backward passes made inside library functions whose graph is kept
+MAX_UNSTEPPED = 8  # loops told whose last round was not stepped
 
 Count = Annotated[int, msgspec.Meta(ge=0)]
 Dims = Annotated[list[Count], msgspec.Meta(max_length=MAX_DIMS)]
@@ -170,6 +171,21 @@ class Round(Record, kw_only=True):
 Rounds = Annotated[list[Round], msgspec.Meta(max_length=MAX_NESTING)]
 
 
+class LastRound(Record, kw_only=True):
+    """A loop whose last round over the run was not stepped: a `while`, or a `for` over what
+    has no length before it runs, ends unannounced, and rounds not kept are not described as
+    they run. `loop` is its number in the program (the first loop written is 0): a run asked
+    to keep that round (`rounds=`) steps through it."""
+
+    loop: Count
+    line: Annotated[int, msgspec.Meta(ge=1)]
+    name: str  # what the loop walks (`batch`), or `while`
+    round: Annotated[int, msgspec.Meta(ge=1)]  # its rounds over the run
+
+
+Unstepped = Annotated[list[LastRound], msgspec.Meta(max_length=MAX_UNSTEPPED)]
+
+
 class Call(Record, kw_only=True):
     """One call of backward() or autograd.grad, recorded in full: the engine's steps in the
     order it ran them."""
@@ -248,6 +264,7 @@ class Trace(TypedDict):
     graph: Graph | None  # the last step's, repeated for a reader
     backward: Annotated[list[Call], msgspec.Meta(max_length=MAX_CALLS)]
     library: Annotated[list[LibraryPass], msgspec.Meta(max_length=MAX_LIBRARY)]
+    unstepped: Unstepped
     losses: list[Summary]
     warnings: list[str]
     notes: list[str]  # what the explorer changed or capped
@@ -302,6 +319,7 @@ class Answer(Record, kw_only=True):
     graphs: list[SentGraph] = []  # Graphs once checked (explorer.trace.check)
     backward: Annotated[list[Call], msgspec.Meta(max_length=MAX_CALLS)] = []
     library: Annotated[list[LibraryPass], msgspec.Meta(max_length=MAX_LIBRARY)] = []
+    unstepped: Unstepped = []
     losses: list[Summary] = []
     warnings: list[str] = []
     notes: list[str] = []

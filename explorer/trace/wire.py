@@ -100,12 +100,14 @@ def _exactly(sock: socket.socket, size: int) -> bytes:
 
 
 def job_message(code: str, device: str, limits: Limits, seed: int | None, threads: int,
-                keep: tuple[int, ...] = (), place: str | None = None) -> bytes:
+                keep: tuple[int, ...] = (), place: str | None = None,
+                rounds: tuple[tuple[int, int], ...] = ()) -> bytes:
     """The JSON a parent sends for one run (`keep`: backward calls to record in full;
-    `place`: the name of the directory an unlocked run makes for itself)."""
+    `place`: the name of the directory an unlocked run makes for itself; `rounds`: loops'
+    rounds to step through, each (loop, round over the run))."""
     job: dict[str, Any] = {"code": code, "device": device, "seed": seed, "threads": threads,
                            "limits": dataclasses.asdict(limits), "keep": list(keep),
-                           "dir": place}
+                           "rounds": [list(r) for r in rounds], "dir": place}
     return json.dumps(job).encode()
 
 

@@ -9,17 +9,21 @@ import streamlit as st
 
 from explorer.content.examples import EXAMPLES, by_key
 from explorer.content.i18n import text
+from explorer.content.markdown import code_span
 from explorer.trace import Trace
+from explorer.trace.schema import LastRound
 from explorer.ui.code_editor import code_editor
 from explorer.ui.common import LIMITS, device, lang, may_run, page, pool
 from explorer.ui.link import keep, take
+from explorer.views import places
 
 
 def editor(name: str, language: str, run_on: str,
            default: str = "autograd-basics") -> tuple[Trace | None, Callable[[], None]]:
-    """Show the editor of page `name`; run the code on `run_on` when asked. Returns the
-    page's last Trace, and what draws the code itself in its place: called after the page
-    has shown the run, so that it marks what the page marked (`_marks`)."""
+    """Show the editor of page `name`; run the code on `run_on` when asked, or again as the
+    run shown ran, stepping through a loop's last round (`_last_rounds`). Returns the page's
+    last Trace, and what draws the code itself in its place: called after the page has shown
+    the run, so that it marks what the page marked (`_marks`)."""
     code_key, trace_key = f"{name}.code", f"{name}.trace"
     for marked in ("marked", "marked_where"):  # marked anew by this run's page
         st.session_state.pop(f"{name}.{marked}", None)
@@ -54,12 +58,20 @@ def editor(name: str, language: str, run_on: str,
     slot = st.container()  # filled after the page, so that it marks what the page shows
     clicked = st.button(text("run", language), type="primary", key=f"{name}.run")
     code = st.session_state[code_key]
-    if (clicked or st.session_state.pop(f"{name}.autorun", False)) and may_run(code, language):
+    again: tuple[str, LastRound] | None = st.session_state.pop(f"{name}.again", None)
+    if again is not None and (again[0] != code or trace_key not in st.session_state
+                              or st.session_state.get(f"{name}.ran") != code):
+        again = None  # asked of a run no longer shown
+    if (clicked or st.session_state.pop(f"{name}.autorun", False) or again) and may_run(
+            code, language):
+        last = again[1] if again else None
         with st.spinner(text("running", language)):
-            trace = pool().run(code, device=run_on)
+            trace = pool().run(code, device=st.session_state[trace_key].device if last
+                               else run_on, rounds=((last.loop, last.round),) if last else ())
         st.session_state[trace_key] = trace
         st.session_state[f"{name}.ran"] = code
-        st.session_state[f"{name}.step"] = max(len(trace.steps), 1)
+        at = places.last_round(trace.steps, last.line) if last else None
+        st.session_state[f"{name}.step"] = max(len(trace.steps), 1) if at is None else at + 1
     def draw() -> None:
         with slot:
             marks = _marks(name)
@@ -67,6 +79,7 @@ def editor(name: str, language: str, run_on: str,
                         **marks, on_run=run_now,
                         on_edit=lambda code: st.session_state.update({code_key: code}))
             _where(name, language, marks["step"])
+            _last_rounds(name, language)
     return st.session_state.get(trace_key), draw
 
 
@@ -94,6 +107,27 @@ def _where(name: str, language: str, marked: tuple[int, int] | None) -> None:
     if marked and where:
         line = text("line_short", language, line=marked[0])
         st.caption(f":material/repeat: {line} · {where}")
+
+
+def _last_rounds(name: str, language: str) -> None:
+    """Under the editor, for each loop of the run shown whose last round no step went
+    through: how many rounds it ran, and a button that runs the program again, the same way,
+    stepping through that round too (where the run would repeat)."""
+    trace: Trace | None = st.session_state.get(f"{name}.trace")
+    code = st.session_state[f"{name}.code"]
+    if trace is None or st.session_state.get(f"{name}.ran") != code:
+        return
+    for last in trace.unstepped:
+        said = text("last_round", language, loop=code_span(last.name), line=last.line,
+                    rounds=last.round)
+        if not trace.repeatable:
+            st.caption(f"{said} {text('last_round_unrepeatable', language)}")
+            continue
+        st.caption(said)
+        st.button(text("last_round_again", language, round=last.round), icon=":material/replay:",
+                  key=f"{name}.again.{last.loop}",
+                  help=text("last_round_help", language, round=last.round),
+                  on_click=st.session_state.update, args=({f"{name}.again": (code, last)},))
 
 
 def open_program(name: str, page_path: str | None, code: str) -> None:

@@ -85,3 +85,25 @@ def other_round(steps: Sequence[Step], index: int, later: bool) -> int | None:
 def _rounds(step: Step) -> tuple[tuple[int, int], ...]:
     """The loops around a step and their rounds, as (line, round) pairs."""
     return tuple((r.line, r.round) for r in step.rounds or [])
+
+
+def last_round(steps: Sequence[Step], line: int) -> int | None:
+    """The index of the first step of the last round stepped of the loop at `line` (in the
+    same rounds of the loops around it); None where no step is inside that loop."""
+    found, last = None, None
+    for index in range(len(steps) - 1, -1, -1):
+        here = _round_at(steps[index], line)
+        if here is None or here != (last or here):
+            if found is not None:
+                break
+            continue
+        found, last = index, here
+    return found
+
+
+def _round_at(step: Step, line: int) -> tuple[tuple[int, int], ...] | None:
+    """The rounds of the loops around `step` down to the loop at `line`, as (line, round)
+    pairs; None where the step is not inside that loop."""
+    rounds = _rounds(step)
+    lines = [at for at, _ in rounds]
+    return rounds[:lines.index(line) + 1] if line in lines else None

@@ -1,0 +1,160 @@
+"""A loop's last round where its length is known only once it has run (explorer/record/lines.py):
+the Trace names it (`unstepped`), and the same program run again with that round asked for
+(`rounds=`) steps through it, with the state plain Python has there, and changes nothing else
+of the run. Loops whose last round was stepped, or could not be, are not named."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import torch
+
+from explorer.pool.worker import WorkerPool
+from explorer.record.execute import execute
+from explorer.safety.limits import Limits
+from explorer.trace import Step, Trace
+from explorer.trace.schema import MAX_UNSTEPPED, LastRound
+from explorer.trace.wire import trace_message
+from explorer.views.places import last_round
+
+LIMITS = Limits(time_s=30)
+WHILE = """import torch
+w = torch.tensor(1.5, requires_grad=True)
+x = torch.tensor(1.0)
+while x < 1e5:
+    x = x * w
+    y = x + 1
+print(x.item())
+"""
+ROUNDS = 29  # 1.5 ** 29 is the first power past 1e5
+GENERATOR = """def batches(n):
+    for k in range(n):
+        yield k
+
+total = 0
+for epoch in range(3):
+    for b in batches(epoch * 20):
+        total = total + b
+print(total)
+"""
+
+
+def run(code: str, **asked: Any) -> Trace:
+    trace = execute(code, limits=LIMITS, **asked)
+    assert trace.ok, trace.error
+    again = Trace.from_json(trace_message(trace))  # the server takes it as it is
+    assert again == trace
+    return trace
+
+
+def seen(steps: list[Step]) -> list[tuple[int, list[int], dict[str, Any]]]:
+    """What each step shows: its line, its rounds, its variables' values (not addresses)."""
+    return [(s.line, [r.round for r in s.rounds or []],
+             {n: (v.values, v.grad) for n, v in s.variables.items()}) for s in steps]
+
+
+def stepped(trace: Trace, line: int) -> list[tuple[tuple[int, ...], Any]]:
+    """The rounds of each step at `line`, with its variables' values there."""
+    return [(tuple(r.round for r in s.rounds or []), {n: v.values for n, v in
+                                                      s.variables.items()})
+            for s in trace.steps if s.line == line and s.rounds]
+
+
+def test_a_while_loops_last_round_is_named_and_a_run_asked_for_it_steps_through_it() -> None:
+    first = run(WHILE)
+    assert first.unstepped == [LastRound(loop=0, line=4, name="while", round=ROUNDS)]
+    assert [r for r, _ in stepped(first, 5)] == [(k,) for k in (*range(1, 11), 20)]
+    again = run(WHILE, rounds=((0, ROUNDS),))
+    assert again.unstepped == []
+    assert [r for r, _ in stepped(again, 5)] == [(k,) for k in (*range(1, 11), 20, ROUNDS)]
+    (_, state), = [(r, v) for r, v in stepped(again, 6) if r == (ROUNDS,)]
+    assert state["x"] == pytest.approx(1.5 ** ROUNDS) and state["y"] == pytest.approx(
+        1.5 ** ROUNDS + 1)
+    # Nothing else changed: the same output, and every step of the first run, in order.
+    assert again.stdout == first.stdout == f"{_plain_x().item()}\n"
+    kept = [s for s in again.steps if not (s.rounds and s.rounds[0].round == ROUNDS)]
+    assert seen(kept) == seen(first.steps)
+
+
+def _plain_x() -> torch.Tensor:
+    """`x` after the loop of WHILE, in plain PyTorch (single precision)."""
+    x = torch.tensor(1.0)
+    for _ in range(ROUNDS):
+        x = x * torch.tensor(1.5)
+    return x
+
+
+def test_a_generators_last_round_in_the_last_round_around_it_is_stepped_when_asked() -> None:
+    first = run(GENERATOR)
+    (named,) = [last for last in first.unstepped if last.name == "b"]
+    assert (named.line, named.round) == (7, 0 + 20 + 40)  # its rounds over the run
+    again = run(GENERATOR, rounds=((named.loop, named.round),))
+    assert all(last.loop != named.loop for last in again.unstepped)
+    (_, state), = [(r, v) for r, v in stepped(again, 8) if r == (3, 40)]
+    assert state["b"] == 39 and state["total"] == sum(range(20)) + sum(range(40))
+    assert again.stdout == first.stdout
+
+
+@pytest.mark.parametrize("code", [
+    "for i in range(50):\n    x = i\n",  # its length is known: its last round is stepped
+    "n = 0\nwhile n < 5:\n    n += 1\n",  # every round is among the first ten
+    "it = iter(range(100))\nfor i in it:\n    pass\n",  # no line of it steps
+])
+def test_a_loop_whose_last_round_was_stepped_or_has_no_step_is_not_named(code: str) -> None:
+    assert run(code).unstepped == []
+
+
+@pytest.mark.parametrize("limits", [Limits(time_s=30, line_steps=0),
+                                    Limits(time_s=30, line_steps=5)])
+def test_nothing_is_named_where_steps_were_off_or_ran_out(limits: Limits) -> None:
+    """Asked again, the run would run out of steps before that round too."""
+    trace = execute(WHILE, limits=limits)
+    assert trace.ok and trace.unstepped == []
+
+
+def test_a_round_that_raised_is_named_and_stepped_up_to_the_error_when_asked() -> None:
+    code = WHILE.replace("    y = x + 1\n", "    y = x + 1\n    assert x < 1e5, 'past'\n")
+    first = execute(code, limits=LIMITS)
+    assert first.error is not None and first.error.type == "AssertionError"
+    assert first.unstepped == [LastRound(loop=0, line=4, name="while", round=ROUNDS)]
+    again = execute(code, limits=LIMITS, rounds=((0, ROUNDS),))
+    assert again.error == first.error and again.unstepped == []
+    assert [(s.line, s.stopped) for s in again.steps if s.rounds and s.rounds[0].round
+            == ROUNDS] == [(5, None), (6, None), (7, True)]
+
+
+def test_at_most_eight_loops_are_named() -> None:
+    code = "n = 0\nwhile n < 30:\n    n += 1\n" * (MAX_UNSTEPPED + 3)
+    trace = run(code)
+    assert [last.loop for last in trace.unstepped] == list(range(MAX_UNSTEPPED))
+    assert {last.round for last in trace.unstepped} == {30}
+
+
+def test_a_round_asked_of_no_loop_changes_nothing() -> None:
+    assert seen(run(WHILE, rounds=((7, 3), (0, 10 ** 9))).steps) == seen(run(WHILE).steps)
+
+
+def test_the_pool_runs_a_round_asked_for_and_keeps_it_apart() -> None:
+    pool = WorkerPool(1)  # one that keeps repeatable runs, as the app's does
+    try:
+        first = pool.run(WHILE)
+        again = pool.run(WHILE, rounds=((0, ROUNDS),))
+        assert not again.reused and again.unstepped == [] and first.unstepped
+        assert len(again.steps) == len(first.steps) + 2
+        assert pool.run(WHILE, rounds=((0, ROUNDS),)).reused  # repeatable: kept as asked
+        assert pool.run(WHILE).steps == first.steps
+    finally:
+        pool.close()
+
+
+def test_the_first_step_of_a_loops_last_round_stepped_is_found() -> None:
+    trace = run(WHILE, rounds=((0, ROUNDS),))
+    at = last_round(trace.steps, 4)
+    assert at is not None and trace.steps[at].line == 5
+    assert trace.steps[at].rounds[0].round == ROUNDS and trace.steps[at - 1].rounds[0].round == 20
+    assert last_round(trace.steps, 99) is None
+    nested = run(GENERATOR, rounds=((2, 60),))  # `for b`: the function's loop is the first
+    at = last_round(nested.steps, 7)
+    assert at is not None and [r.round for r in nested.steps[at].rounds] == [3, 40]
+    assert [r.round for r in nested.steps[at - 1].rounds] != [3, 40]
