@@ -11,6 +11,7 @@ import pytest
 import torch
 
 from explorer.pool.worker import WorkerPool
+from explorer.record.backward import ASKED_CALLS
 from explorer.record.execute import execute
 from explorer.safety.limits import Limits
 from explorer.trace import Step, Trace
@@ -94,6 +95,33 @@ def test_a_generators_last_round_in_the_last_round_around_it_is_stepped_when_ask
     (_, state), = [(r, v) for r, v in stepped(again, 8) if r == (3, 40)]
     assert state["b"] == 39 and state["total"] == sum(range(20)) + sum(range(40))
     assert again.stdout == first.stdout
+
+
+def test_a_backward_call_in_the_round_asked_for_is_recorded_in_full() -> None:
+    code = ("import torch\nw = torch.tensor(1.0, requires_grad=True)\nloss = torch.tensor(9.0)\n"
+            "while loss.item() > 0.01:\n    loss = (w - 3) ** 2\n    loss.backward()\n"
+            "    with torch.no_grad():\n        w -= 0.05 * w.grad\n        w.grad.zero_()\n")
+    first = run(code)
+    (last,) = first.unstepped
+    calls = len(first.losses)
+    assert last.round == calls and [c.call for c in first.backward] == [*range(1, 11), 20]
+    again = run(code, rounds=((last.loop, last.round),))
+    assert [c.call for c in again.backward] == [*range(1, 11), 20, calls]
+    replayed = again.backward[-1]
+    assert [(r.name, r.round) for r in replayed.rounds] == [("while", last.round)]
+    assert replayed.value == first.losses[-1].value and replayed.steps  # the engine's steps
+    (at_backward,) = [s for s in again.steps if s.line == 6 and s.rounds[0].round == last.round]
+    assert at_backward.variables["loss"].values == pytest.approx(replayed.value)
+
+
+def test_a_round_asked_for_records_at_most_ten_calls_in_full() -> None:
+    code = ("import torch\nw = torch.tensor(1.0, requires_grad=True)\nn = 0\n"
+            "while n < 30:\n    n += 1\n    for k in range(40):\n"
+            "        (w * k).backward()\n")
+    first = run(code)
+    (outer,) = [last for last in first.unstepped if last.name == "while"]
+    again = run(code, rounds=((outer.loop, outer.round),))
+    assert len(again.backward) == len(first.backward) + ASKED_CALLS
 
 
 @pytest.mark.parametrize("code", [

@@ -13,8 +13,9 @@ batched by vmap (`is_grads_batched=True`) are left untouched: such calls run unr
 Calls a library function makes (torch.func's transforms, autograd.functional) are not
 replayed either: explorer.record.library draws the graph they run through.
 A training loop's calls are all summarised (loss, gradient norms), but only some are recorded
-in full: the first ten, those asked for, and then calls 20, 40, 80… (twice as far apart each
-time, so at least one is in the second half of the run); the others are not hooked at all:
+in full: the first ten, those asked for, those of a loop's round asked for, and then calls 20,
+40, 80… (twice as far apart each time, so at least one is in the second half of the run), as
+a loop's rounds are stepped (explorer.record.lines); the others are not hooked at all:
 their leaves' gradient norms are read once the engine is done. The wrapping lives only in
 the run's own process.
 """
@@ -41,6 +42,7 @@ from explorer.safety.sandbox import FILENAME
 from explorer.trace.schema import Call, EngineStep, Gradient, Graph, LeafGrad, Round, Summary
 
 FIRST = 10  # a program's first backward calls recorded in full; later, 2 * FIRST, 4 * FIRST…
+ASKED_CALLS = 10  # calls recorded in full because a loop's round was asked for, at most
 VALUES = 100  # values kept per gradient tensor
 VECTOR_MAX = 64  # elements of a non-scalar root whose `v` is kept for the vᵀJ panel
 # A norm summed in single precision is kept when it lies between these: then no square
@@ -60,9 +62,11 @@ class Recorder:
                  graphs: list[Graph], max_nodes: int, keep: tuple[int, ...] = (),
                  progress: Callable[[Summary], None] | None = None,
                  rounds: Callable[[], list[Round]] = list,
-                 orders: Orders | None = None) -> None:
+                 orders: Orders | None = None,
+                 asked: Callable[[], bool] = lambda: False) -> None:
         self.variables = variables
         self.rounds = rounds  # the loops around the program's line that is calling
+        self.asked = asked  # whether that line is in a loop's round asked for
         self.ids = ids
         self.modules = modules
         self.orders = orders or Orders(ids)  # who made the nodes a create_graph call makes
@@ -71,6 +75,7 @@ class Recorder:
         self.keep = set(keep)  # call numbers recorded in full whatever their place
         self.progress = progress
         self.calls: list[Call] = []
+        self.in_asked = 0  # calls recorded in full for a round asked for
         self.summaries: list[Summary] = []  # every call: its value and gradient norms
         self.count = 0
         self._busy = False
@@ -175,8 +180,14 @@ class Recorder:
         return variables
 
     def _in_full(self, number: int) -> bool:
-        """Is call `number` recorded in full: one of the first, asked for, or 20, 40, 80…?"""
-        return kept(number) or number in self.keep
+        """Is call `number` recorded in full: one of the first, 20, 40, 80…, asked for, or
+        one of the first ASKED_CALLS made in a loop's round asked for?"""
+        if kept(number) or number in self.keep:
+            return True
+        if self.in_asked < ASKED_CALLS and self.asked():
+            self.in_asked += 1
+            return True
+        return False
 
     def _hook(self, roots: tuple[torch.Tensor, ...], call: Call, hooks: ExitStack,
               full: bool, create_graph: bool) -> None:

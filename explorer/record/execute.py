@@ -99,7 +99,7 @@ def execute(code: str, *, device: str = "cpu", limits: Limits = Limits(),
             recorder = Recorder(lambda: _user_variables(namespace), steps.ids, steps.modules,
                                 trace.graphs, limits.graph_nodes, keep, progress,
                                 lambda: lines.where(running(sys._getframe())).rounds,
-                                steps.orders)
+                                steps.orders, lines.in_asked)
             with _clock(limits), recorder.install(), steps.modules.install(), lines.install():
                 for stmt in program.tree.body:
                     steps.line = stmt.lineno

@@ -348,6 +348,15 @@ class Lines:
         count, total, _ = self._rounds.get(key, FRESH)
         return count == self._lengths.get(key) or (key[1], total) in self.asked
 
+    def in_asked(self) -> bool:
+        """Whether the program's line running now is inside a round asked for (its backward
+        calls are recorded in full, as those of the rounds kept are)."""
+        if not self.asked:
+            return False
+        frames = running(sys._getframe(1))
+        keys = self._keys(frames, self.plan.around.get(frames[0][1], ()) if frames else ())
+        return any((key[1], self._rounds.get(key, FRESH)[1]) in self.asked for key in keys)
+
     def unstepped(self) -> list[LastRound]:
         """The loops whose last round over the run ran lines not stepped, that a run asked for
         it would step (none once steps ran out: they would run out there too)."""
