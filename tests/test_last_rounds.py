@@ -114,6 +114,29 @@ def test_a_backward_call_in_the_round_asked_for_is_recorded_in_full() -> None:
     assert at_backward.variables["loss"].values == pytest.approx(replayed.value)
 
 
+def test_a_dataloader_of_the_programs_own_dataset_steps_its_last_batch_when_asked() -> None:
+    """Its length is the program's `__len__`, which the recorder never runs: the last batch
+    of the last epoch is known only once it has run."""
+    code = ("import torch\nfrom torch.utils.data import DataLoader, Dataset\n\n"
+            "class Squares(Dataset):\n    def __len__(self):\n        return 64\n"
+            "    def __getitem__(self, i):\n        x = torch.tensor([float(i)])\n"
+            "        return x, x ** 2\n\n"
+            "model = torch.nn.Linear(1, 1)\nopt = torch.optim.SGD(model.parameters(), lr=1e-5)\n"
+            "for epoch in range(3):\n    for xb, yb in DataLoader(Squares(), batch_size=4, "
+            "shuffle=True):\n        loss = ((model(xb) - yb) ** 2).mean()\n"
+            "        opt.zero_grad()\n        loss.backward()\n        opt.step()\n"
+            "print(loss.item())\n")
+    first = run(code)
+    assert first.unstepped == [LastRound(loop=1, line=14, name="xb, yb", round=48)]
+    again = run(code, rounds=((1, 48),))
+    assert again.unstepped == [] and again.stdout == first.stdout
+    assert [(r.name, r.round, r.of) for r in again.backward[-1].rounds] == [
+        ("epoch", 3, 3), ("xb, yb", 16, None)]
+    (stepped_loss,) = [s for s in again.steps if s.line == 15 and s.rounds[-1].round == 16
+                       and s.rounds[0].round == 3]
+    assert stepped_loss.variables["loss"].values == pytest.approx(again.backward[-1].value)
+
+
 def test_a_round_asked_for_records_at_most_ten_calls_in_full() -> None:
     code = ("import torch\nw = torch.tensor(1.0, requires_grad=True)\nn = 0\n"
             "while n < 30:\n    n += 1\n    for k in range(40):\n"
