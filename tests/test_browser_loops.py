@@ -161,9 +161,17 @@ def test_a_while_loops_last_round_is_stepped_through_when_asked(
         expect(page.locator(".cm-step-line")).to_have_text("    x = x * w")
         expect(said).to_have_count(0)  # the run shown now stepped through it
         expect(again).to_have_count(0)
+        expect(page).to_have_url(re.compile(r"[?&]last=0\.29(&|$)"))  # the link says so
+        shared = page.url
         page.get_by_role("button", name=text("round_back", lang)).click()
         expect(caption).to_have_text(" · ".join([_said("after_line", lang, line=5),
                                                  _said("round", lang, name="while", round=20)]))
         page.screenshot(path=ARTIFACTS / f"last-round-{lang}-stepped.png", full_page=True)
+        opened = context.new_page()  # the link shared at round 29 opens there
+        opened.goto(shared)
+        expect(opened.locator("[data-testid='stMarkdownContainer'] p").filter(
+            has_text=re.compile("^" + re.escape(_said("after_line", lang, line=5))))).to_have_text(
+            " · ".join([_said("after_line", lang, line=5),
+                        _said("round", lang, name="while", round=29)]))
     finally:
         context.close()

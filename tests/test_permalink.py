@@ -40,7 +40,8 @@ def test_page_state_round_trips_through_show_and_read():
              "step": 7, "inspect": "w1", "roots": ["y", "z"], "saved": False, "attrs": True,
              "expand": True, "node": "n12", "tab": "graph", "call": 3, "replay": 12,
              "left": "a", "right": "b", "n": 64, "d_in": 1000, "h": 100, "d_out": 10,
-             "lr": 1e-6, "iters": 500, "trained": True, "k": 499, "opened": True}
+             "lr": 1e-6, "iters": 500, "trained": True, "k": 499, "opened": True,
+             "last": (2, 48)}
     query = {param: permalink.show(param, value) for param, value in state.items()}
     assert read(query) == (state, [])
     assert read({"roots": permalink.show("roots", [])}) == ({"roots": []}, [])
@@ -84,7 +85,8 @@ def test_a_link_too_long_is_refused_before_anything_is_read():
     ("lang", "fr"), ("device", "tpu"), ("device", "cuda:123"), ("saved", "yes"),
     ("roots", "a,,b"), ("roots", ",".join("x" * 33)), ("node", "a\nb"), ("inspect", "x" * 101),
     ("tab", "evil"), ("n", "513"), ("lr", "nan"), ("lr", "inf"), ("lr", "2"),
-    ("iters", "2001"), ("k", "0"),
+    ("iters", "2001"), ("k", "0"), ("last", "3"), ("last", "3.0"), ("last", "-1.2"),
+    ("last", "1.2.3"), ("last", "10001.1"), ("last", "1." + "9" * 11),
 ])
 def test_a_bad_value_is_dropped_and_named_and_the_rest_kept(param, value):
     code = encode_code("x = 1\n")

@@ -20,18 +20,18 @@ from explorer.views import places
 
 def editor(name: str, language: str, run_on: str,
            default: str = "autograd-basics") -> tuple[Trace | None, Callable[[], None]]:
-    """Show the editor of page `name`; run the code on `run_on` when asked, or again as the
-    run shown ran, stepping through a loop's last round (`_last_rounds`). Returns the page's
+    """Show the editor of page `name`; run the code when asked (`_run`). Returns the page's
     last Trace, and what draws the code itself in its place: called after the page has shown
     the run, so that it marks what the page marked (`_marks`)."""
     code_key, trace_key = f"{name}.code", f"{name}.trace"
     for marked in ("marked", "marked_where"):  # marked anew by this run's page
         st.session_state.pop(f"{name}.{marked}", None)
-    linked = take("code")
+    linked, linked_last = take("code"), take("last")
     fresh = linked != st.session_state.get(code_key) or trace_key not in st.session_state
     if linked is not None and fresh:  # shown in the editor, then run like any other program
         open_program(name, None, linked)
         st.session_state[f"{name}.linked"] = linked
+        st.session_state[f"{name}.linked_last"] = linked_last  # a round its run stepped too
     if code_key not in st.session_state:
         st.session_state[code_key] = by_key(default).code
 
@@ -58,20 +58,10 @@ def editor(name: str, language: str, run_on: str,
     slot = st.container()  # filled after the page, so that it marks what the page shows
     clicked = st.button(text("run", language), type="primary", key=f"{name}.run")
     code = st.session_state[code_key]
-    again: tuple[str, LastRound] | None = st.session_state.pop(f"{name}.again", None)
-    if again is not None and (again[0] != code or trace_key not in st.session_state
-                              or st.session_state.get(f"{name}.ran") != code):
-        again = None  # asked of a run no longer shown
-    if (clicked or st.session_state.pop(f"{name}.autorun", False) or again) and may_run(
-            code, language):
-        last = again[1] if again else None
-        with st.spinner(text("running", language)):
-            trace = pool().run(code, device=st.session_state[trace_key].device if last
-                               else run_on, rounds=((last.loop, last.round),) if last else ())
-        st.session_state[trace_key] = trace
-        st.session_state[f"{name}.ran"] = code
-        at = places.last_round(trace.steps, last.line) if last else None
-        st.session_state[f"{name}.step"] = max(len(trace.steps), 1) if at is None else at + 1
+    _run(name, code, run_on, clicked, language)
+    if st.session_state.get(f"{name}.ran") == code:
+        keep("last", st.session_state.get(f"{name}.last"))
+
     def draw() -> None:
         with slot:
             marks = _marks(name)
@@ -81,6 +71,29 @@ def editor(name: str, language: str, run_on: str,
             _where(name, language, marks["step"])
             _last_rounds(name, language)
     return st.session_state.get(trace_key), draw
+
+
+def _run(name: str, code: str, run_on: str, clicked: bool, language: str) -> None:
+    """Run `code` when asked: by Run on `run_on`, from the editor, from a link (stepping
+    through the loop's round its run did), or again as the run shown ran, stepping through a
+    loop's last round (`_last_rounds`); then show its last step, or that round's first."""
+    trace_key = f"{name}.trace"
+    again: tuple[str, LastRound] | None = st.session_state.pop(f"{name}.again", None)
+    if again is not None and (again[0] != code or trace_key not in st.session_state
+                              or st.session_state.get(f"{name}.ran") != code):
+        again = None  # asked of a run no longer shown
+    linked = st.session_state.pop(f"{name}.linked_last", None)  # for the link's own run
+    if not (clicked or st.session_state.pop(f"{name}.autorun", False) or again) or (
+            not may_run(code, language)):
+        return
+    last = again[1] if again else None
+    asked = (last.loop, last.round) if last else None if clicked else linked
+    with st.spinner(text("running", language)):
+        trace = pool().run(code, device=st.session_state[trace_key].device if last else run_on,
+                           rounds=(asked,) if asked else ())
+    st.session_state.update({trace_key: trace, f"{name}.ran": code, f"{name}.last": asked})
+    at = places.last_round(trace.steps, last.line) if last else None
+    st.session_state[f"{name}.step"] = max(len(trace.steps), 1) if at is None else at + 1
 
 
 def _marks(name: str) -> dict[str, Any]:

@@ -79,6 +79,12 @@ def _number(low: float, high: float) -> Callable[[str], float]:
     return parse
 
 
+def _loop_round(value: str) -> tuple[int, int]:
+    """`loop.round`: a loop of the program (0: the first written) and one of its rounds."""
+    loop, _, at = value.partition(".")
+    return _integer(0, 10_000)(loop), _integer(1, 10 ** 9)(at)
+
+
 def _flag(value: str) -> bool:
     if value not in ("0", "1"):
         raise ValueError(value)
@@ -112,6 +118,7 @@ FIELDS: dict[str, Callable[[str], Any]] = {
     "lang": _matching(LANG),
     "device": _matching(DEVICE),
     "step": _integer(1, 1_000_000),  # the program step shown
+    "last": _loop_round,  # a loop's last round, stepped through by a run asked for it
     "inspect": name,  # the variable looked inside
     "roots": _names,  # the graph's chosen outputs
     "saved": _flag, "attrs": _flag, "expand": _flag, "values": _flag,  # the graph's options
@@ -161,6 +168,8 @@ def show(param: str, value: Any) -> str:
         return encode_code(value)
     if isinstance(value, bool):
         return "1" if value else "0"
+    if param == "last":
+        return "{}.{}".format(*value)
     if isinstance(value, list | tuple):
         return ",".join(value)
     return str(value)
