@@ -142,6 +142,20 @@ def test_a_comparison_without_a_revision_to_check_out_says_so(asked: list[str],
     assert _worktrees() == before  # nothing is left checked out
 
 
+def test_a_revision_too_old_to_time_the_seed_programs_says_so() -> None:
+    first = subprocess.run(["git", "rev-list", "--max-parents=0", "HEAD"], cwd=ROOT,
+                           capture_output=True, text=True, check=True).stdout.split()[0]
+    before = _worktrees()
+    done = subprocess.run([sys.executable, "-m", "explorer.bench", "--seeds", "--quick",
+                           "--against", first], cwd=ROOT, capture_output=True, text=True,
+                          timeout=300, check=False)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.splitlines()[-1].startswith(  # the revision's own words follow
+        f"python -m explorer.bench: error: the seed programs cannot be timed in {first}: "
+        "ModuleNotFoundError: No module named 'explorer.")
+    assert _worktrees() == before
+
+
 def _worktrees() -> list[str]:
     """The checkouts git knows of beside this one."""
     return subprocess.run(["git", "worktree", "list"], cwd=ROOT, capture_output=True,

@@ -72,7 +72,7 @@ def main(argv: list[str] | None = None) -> None:
         parser.error("--seeds compares with a revision: give --against REVISION")
     try:
         print(asked(args, progress))
-    except LookupError as error:  # a revision git cannot check out
+    except LookupError as error:  # a revision git cannot check out, or too old to time
         parser.error(str(error))
 
 

@@ -88,9 +88,9 @@ def seeds_against(revision: str, quick: bool, progress: Callable[[str], None]) -
         times: dict[str, dict[str, list[float]]] = {name: {key: [] for key in codes}
                                                     for name in roots}
         for turn in range(rounds):
-            for name in list(roots)[::1 if turn % 2 == 0 else -1]:  # each first in turn
+            for name in list(roots)[::-1 if turn % 2 == 0 else 1]:  # each first in turn
                 progress(f"seed programs, round {turn + 1} of {rounds}: {name}")
-                for key, taken in _times(roots[name], codes, runs).items():
+                for key, taken in _times(name, roots[name], codes, runs).items():
                     times[name][key] += taken
     now, then = times["now"], times[revision]
     rows = [[key, ms(statistics.median(now[key])), ms(statistics.median(then[key])),
@@ -108,9 +108,13 @@ def seeds_against(revision: str, quick: bool, progress: Callable[[str], None]) -
             f"{ms(p50_then)} ms ({ratio:.2f}×)"]
 
 
-def _times(root: Path, codes: dict[str, str], runs: int) -> dict[str, list[float]]:
-    """`TIMES` run in the checkout at `root`."""
-    done = subprocess.run([sys.executable, "-c", TIMES], cwd=root, check=True, text=True,
+def _times(name: str, root: Path, codes: dict[str, str], runs: int) -> dict[str, list[float]]:
+    """`TIMES` run in the checkout `name` at `root`; LookupError with the end of its error
+    where it cannot run there (a revision older than the pool's `kept_bytes`)."""
+    done = subprocess.run([sys.executable, "-c", TIMES], cwd=root, check=False, text=True,
                           capture_output=True, env={**os.environ, "PYTHONPATH": str(root)},
                           input=json.dumps({"codes": codes, "runs": runs, "size": POOL_SIZE}))
+    if done.returncode:
+        said = done.stderr.strip().splitlines()[-1:] or ["no error was printed"]
+        raise LookupError(f"the seed programs cannot be timed in {name}: {said[0]}")
     return json.loads(done.stdout)
