@@ -137,6 +137,18 @@ def test_a_dataloader_of_the_programs_own_dataset_steps_its_last_batch_when_aske
     assert stepped_loss.variables["loss"].values == pytest.approx(again.backward[-1].value)
 
 
+def test_an_inner_loops_last_round_asked_for_alone_is_stepped() -> None:
+    """A `for` of known length inside a `while`: its last round is the while's last too,
+    which is unknown, so both are named; asked alone, the inner one is stepped."""
+    code = "n = 0\nwhile n < 30:\n    n += 1\n    for i in range(3):\n        x = n * 10 + i\n"
+    first = run(code)
+    assert [(last.name, last.round) for last in first.unstepped] == [("while", 30), ("i", 90)]
+    again = run(code, rounds=((1, 90),))
+    assert [last.name for last in again.unstepped] == ["while"]
+    (last_x,) = [s for s in again.steps if s.line == 5 and s.rounds[0].round == 30]
+    assert last_x.variables["x"].values == 302 and [r.round for r in last_x.rounds] == [30, 3]
+
+
 def test_a_round_asked_for_records_at_most_ten_calls_in_full() -> None:
     code = ("import torch\nw = torch.tensor(1.0, requires_grad=True)\nn = 0\n"
             "while n < 30:\n    n += 1\n    for k in range(40):\n"

@@ -241,7 +241,8 @@ class Lines:
         self._rounds: dict[tuple[int, int], tuple[int, int, bool]] = {}
         self._total: dict[int, int] = {}  # loop → rounds it started over the run
         self._lengths: dict[tuple[int, int], int] = {}  # (frame, loop) → rounds it will run
-        # loop → the last of its rounds over the run whose lines were stepped, or could not be
+        # loop → the last of its rounds over the run in which a line it holds innermost was
+        # stepped, or could not be
         self._settled: dict[int, int] = {}
 
     def hooks(self) -> dict[str, Callable[..., Any]]:
@@ -310,7 +311,8 @@ class Lines:
         if not self._kept(keys):
             self.passed += 1
             return
-        self._settled.update((key[1], self._rounds.get(key, FRESH)[1]) for key in keys)
+        if keys:  # the innermost loop's round: its own lines step in it
+            self._settled[keys[0][1]] = self._rounds.get(keys[0], FRESH)[1]
         if self.paused or torch._C._current_graph_task_id() != -1 or _transformed():
             return
         if self.made >= self.most or self.done >= self.work or self.took >= self.seconds:
@@ -338,10 +340,12 @@ class Lines:
 
     def _kept(self, keys: list[tuple[int, int]]) -> bool:
         """Whether a line inside the loops `keys` is in a round kept: its innermost loop's
-        round over the run is, or every loop around it is in its last (or asked) round."""
-        if not keys or kept(self._rounds.get(keys[0], FRESH)[1]):
+        round over the run is kept or asked for, or every loop around it is in its last (or
+        asked) round."""
+        if not keys:
             return True
-        return all(map(self._last, keys))
+        total = self._rounds.get(keys[0], FRESH)[1]
+        return kept(total) or (keys[0][1], total) in self.asked or all(map(self._last, keys))
 
     def _last(self, key: tuple[int, int]) -> bool:
         """Whether a loop (`key`) is in its last round there, or in a round asked for."""
@@ -358,11 +362,12 @@ class Lines:
         return any((key[1], self._rounds.get(key, FRESH)[1]) in self.asked for key in keys)
 
     def unstepped(self) -> list[LastRound]:
-        """The loops whose last round over the run ran lines not stepped, that a run asked for
-        it would step (none once steps ran out: they would run out there too)."""
+        """The loops whose last round over the run ran lines of their own (not an inner
+        loop's) that no step went through, which a run asked for it would step (none once
+        steps ran out: they would run out there too)."""
         if self.over or not self.most:
             return []
-        inside = {number for place in self.plan.places for number in place.loops}
+        inside = {place.loops[-1] for place in self.plan.places if place.loops}
         return [LastRound(loop=number, line=self.plan.loops[number].line,
                           name=self.plan.loops[number].name, round=total)
                 for number, total in sorted(self._total.items())
