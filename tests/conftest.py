@@ -87,15 +87,20 @@ def editor_code(at: Any) -> str | None:
     return json.loads(editors[0].json)["code"] if editors else None
 
 
-def graph_page_ran(code: str, lang: str = "en") -> AppTest:
-    """The Graph page in `lang`, as an AppTest, once `code` ran there."""
-    at = AppTest.from_file("../streamlit_app.py", default_timeout=60)
+def page_ran(path: str, name: str, code: str, lang: str = "en", timeout: int = 60) -> AppTest:
+    """The page at `path` (its editor `name`) in `lang`, as an AppTest, once `code` ran there."""
+    at = AppTest.from_file("../streamlit_app.py", default_timeout=timeout)
     at.query_params["lang"] = lang
     at.run()
-    at.switch_page("pages/2_Graph.py").run()
-    at.session_state["graph.code"] = code
-    at.button(key="graph.run").click().run()
+    at.switch_page(path).run()
+    at.session_state[f"{name}.code"] = code
+    at.button(key=f"{name}.run").click().run()
     return at
+
+
+def graph_page_ran(code: str, lang: str = "en") -> AppTest:
+    """The Graph page in `lang`, as an AppTest, once `code` ran there."""
+    return page_ran("pages/2_Graph.py", "graph", code, lang)
 
 
 def graph_viewer(at: Any, key: str | None = None) -> tuple[str, str]:

@@ -107,9 +107,7 @@ def test_the_tables_hold_numbers(report: str) -> None:
 
 def test_the_seed_programs_are_timed_against_a_revision_turn_about() -> None:
     before = _worktrees()
-    done = subprocess.run([sys.executable, "-m", "explorer.bench", "--seeds", "--quick",
-                           "--against", "HEAD"],
-                          cwd=ROOT, capture_output=True, text=True, timeout=600, check=False)
+    done = _bench("--seeds", "--quick", "--against", "HEAD", timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stderr.count("HEAD…") == done.stderr.count("now…") == 2  # two rounds each
     lines = done.stdout.splitlines()
@@ -135,8 +133,7 @@ def test_the_seed_programs_are_timed_against_a_revision_turn_about() -> None:
 def test_a_comparison_without_a_revision_to_check_out_says_so(asked: list[str],
                                                                said: str) -> None:
     before = _worktrees()
-    done = subprocess.run([sys.executable, "-m", "explorer.bench", *asked], cwd=ROOT,
-                          capture_output=True, text=True, timeout=120, check=False)
+    done = _bench(*asked, timeout=120)
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.splitlines()[-1] == f"python -m explorer.bench: error: {said}"
     assert _worktrees() == before  # nothing is left checked out
@@ -146,14 +143,18 @@ def test_a_revision_too_old_to_time_the_seed_programs_says_so() -> None:
     first = subprocess.run(["git", "rev-list", "--max-parents=0", "HEAD"], cwd=ROOT,
                            capture_output=True, text=True, check=True).stdout.split()[0]
     before = _worktrees()
-    done = subprocess.run([sys.executable, "-m", "explorer.bench", "--seeds", "--quick",
-                           "--against", first], cwd=ROOT, capture_output=True, text=True,
-                          timeout=300, check=False)
+    done = _bench("--seeds", "--quick", "--against", first, timeout=300)
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.splitlines()[-1].startswith(  # the revision's own words follow
         f"python -m explorer.bench: error: the seed programs cannot be timed in {first}: "
         "ModuleNotFoundError: No module named 'explorer.")
     assert _worktrees() == before
+
+
+def _bench(*asked: str, timeout: int) -> subprocess.CompletedProcess[str]:
+    """`python -m explorer.bench` with `asked`, as a person runs it here."""
+    return subprocess.run([sys.executable, "-m", "explorer.bench", *asked], cwd=ROOT,
+                          capture_output=True, text=True, timeout=timeout, check=False)
 
 
 def _worktrees() -> list[str]:
@@ -165,9 +166,7 @@ def _worktrees() -> list[str]:
 @pytest.mark.browser
 def test_the_browser_mode_times_both_programs_in_chromium_against_a_revision() -> None:
     before = _worktrees()
-    done = subprocess.run([sys.executable, "-m", "explorer.bench", "--browser", "--quick",
-                           "--against", "HEAD"],
-                          cwd=ROOT, capture_output=True, text=True, timeout=900, check=False)
+    done = _bench("--browser", "--quick", "--against", "HEAD", timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
     graph, replay = done.stdout.split("\n\n")
     assert graph.startswith("== Browser: Run -> graph visible on the Graph page")

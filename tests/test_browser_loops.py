@@ -15,6 +15,7 @@ from playwright.sync_api import expect
 from explorer.content.i18n import text
 from explorer.views.permalink import encode_code
 from tests.conftest import ARTIFACTS
+from tests.programs import WHILE
 
 pytestmark = pytest.mark.browser
 
@@ -127,16 +128,6 @@ def test_the_chinese_interface_says_the_rounds_and_keeps_one_row_on_a_phone(
         page.screenshot(path=ARTIFACTS / "loops-zh-phone.png")
     finally:
         context.close()
-
-
-WHILE = """import torch
-w = torch.tensor(1.5, requires_grad=True)
-x = torch.tensor(1.0)
-while x < 1e5:
-    x = x * w
-    y = x + 1
-print(x.item())
-"""
 
 
 @pytest.mark.parametrize(("lang", "size"), [("en", (1400, 1000)), ("zh", (390, 844))])

@@ -33,6 +33,7 @@ from explorer.views.custom import (
     table,
     verdicts,
 )
+from tests.conftest import page_ran
 from tests.programs import MY_RELU
 
 WRONG_RELU = "import torch\n" + MY_RELU.replace("grad_input[input < 0] = 0",
@@ -185,12 +186,7 @@ def test_a_function_of_two_inputs_is_checked_by_each(pool: WorkerPool) -> None:
 
 
 def _page(code: str, lang: str = "en") -> AppTest:
-    at = AppTest.from_file("../streamlit_app.py", default_timeout=90)
-    at.query_params["lang"] = lang
-    at.run()
-    at.switch_page("pages/6_Custom_Function.py").run()
-    at.session_state["custom.code"] = code
-    at.button(key="custom.run").click().run()
+    at = page_ran("pages/6_Custom_Function.py", "custom", code, lang, timeout=90)
     assert not at.exception, at.exception
     return at
 

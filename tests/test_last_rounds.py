@@ -18,16 +18,9 @@ from explorer.trace import Step, Trace
 from explorer.trace.schema import MAX_UNSTEPPED, LastRound
 from explorer.trace.wire import trace_message
 from explorer.views.places import last_round
+from tests.programs import WHILE
 
 LIMITS = Limits(time_s=30)
-WHILE = """import torch
-w = torch.tensor(1.5, requires_grad=True)
-x = torch.tensor(1.0)
-while x < 1e5:
-    x = x * w
-    y = x + 1
-print(x.item())
-"""
 ROUNDS = 29  # 1.5 ** 29 is the first power past 1e5
 GENERATOR = """def batches(n):
     for k in range(n):
