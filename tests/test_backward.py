@@ -12,6 +12,7 @@ import torch
 from explorer.content.rules import rule
 from explorer.record.execute import execute
 from explorer.trace.graph_view import view
+from explorer.trace.schema import Round
 from explorer.views.animation import CAPTION, MAX_FRAMES, NUMBERS, figure, frames_of
 from explorer.views.present import compact
 from explorer.views.render import positions, svg
@@ -118,7 +119,8 @@ def test_a_long_training_loop_records_its_first_calls_then_ever_further_apart() 
     code = ("w = torch.ones(3, requires_grad=True)\nfor i in range(50):\n"
             "    loss = (w * i).sum()\n    loss.backward()\n")
     trace = execute(code)
-    assert [c.call for c in trace.backward] == [*range(1, 11), 20, 40]
+    assert [c.call for c in trace.backward] == [*range(1, 11), 20, 40, 50]  # 50: the last
+    assert trace.backward[-1].rounds == [Round(line=2, name="i", round=50, of=50)]
     assert any("50 times" in note for note in trace.notes)
     # every call is summarised, those not recorded in full too: after call k, each of w.grad's
     # three elements is 0 + 1 + … + (k - 1)
@@ -134,8 +136,8 @@ def test_a_call_asked_for_is_recorded_in_full() -> None:
             "    w.grad = None\n    (w * 2).sum().backward()\n")
     trace = execute(code, keep=(999,))
     assert [c.call for c in trace.backward] == [*range(1, 11), 20, 40, 80, 160, 320, 640,
-                                                   999]
-    called = trace.backward[-1]
+                                                   999, 1000]  # 1000: the last round's
+    called = trace.backward[-2]
     assert [s.name for s in called.steps] == ["SumBackward0", "MulBackward0",
                                                     "AccumulateGrad"]
     assert called.leaf_grads[0].grad.values == [2.0, 2.0]
@@ -143,8 +145,8 @@ def test_a_call_asked_for_is_recorded_in_full() -> None:
 
 
 def test_a_light_call_names_the_gradients_it_wrote_and_no_other() -> None:
-    # After the first ten, calls are light (but for 20): their norms are read once the engine
-    # is done, for the leaves it wrote, as the full calls' hooks see them.
+    # After the first ten, calls are light (but for 20 and each loop's last): their norms are
+    # read once the engine is done, for the leaves it wrote, as the full calls' hooks see them.
     code = ("a = torch.ones(2, requires_grad=True)\nb = torch.ones(2, requires_grad=True)\n"
             "for i in range(10):\n"
             "    (a * b).sum().backward()\n"  # b.grad = [10, 10] from here on
@@ -158,7 +160,7 @@ def test_a_light_call_names_the_gradients_it_wrote_and_no_other() -> None:
             "    (c * 2).sum().backward()\n")
     trace = execute(code)
     assert trace.ok, trace.error
-    assert [c.call for c in trace.backward] == [*range(1, 11), 20]
+    assert [c.call for c in trace.backward] == [*range(1, 11), 16, 20, 22, 25]
     norms = [s.grad_norms for s in trace.losses]
     assert norms[9] == pytest.approx({"a": 10 * 2 ** 0.5, "b": 10 * 2 ** 0.5})
     assert norms[10:16] == [pytest.approx({"a": 2 ** 0.5 * (10 + 3 * k)}) for k in range(1, 7)]

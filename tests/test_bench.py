@@ -88,12 +88,16 @@ def test_the_tables_hold_numbers(report: str) -> None:
         assert (row["thinned"], row["error"]) == ("no", "-"), row
         assert float(row["sent_MiB"]) < float(row["whole_MiB"]), row
         assert all(NUMBER.fullmatch(row[c]) for c in ("statements", "run", "bare")), row
-    loops, records = [rows for title, rows in tables.items() if title.startswith("10.")]
-    assert [row["loop"] for row in loops] == ["sequential", "dataloader"]
+    loops, rounds, records = [rows for title, rows in tables.items() if title.startswith("10.")]
+    assert [row["loop"] for row in loops] == [row["loop"] for row in rounds] == [
+        "sequential", "dataloader"]
     for row in loops:  # twenty backward calls each, three ways; inner steps only when on
         assert row["iterations"] == "20" and row["error"] == "-", row
         assert int(row["steps"]) > int(row["steps_off"]) > 0, row
         assert all(NUMBER.fullmatch(cell) for cell in list(row.values())[1:-1]), row
+    for row in rounds:  # the same loops four times as long: a round's cost apart
+        assert row["long_iterations"] == "80", row
+        assert all(NUMBER.fullmatch(cell) for cell in list(row.values())[1:]), row
     assert [row["record"] for row in records] == ["sequential", "dataloader", "large"]
     for row in records:  # each under the cap; the large one thinned, its note read
         assert row["under_cap"] == "yes" and row["error"] == "-", row

@@ -196,3 +196,16 @@ def test_a_module_at_the_address_of_one_gone_gets_a_token_no_other_has() -> None
     tokens.append(modules.token(torch.nn.Linear(1, 1), new=True))
     assert len(set(tokens)) == len(tokens)
     assert [modules.token(m) for m in kept] == tokens[:3]
+
+
+def test_a_loop_past_the_numbers_remembered_keeps_its_last_rounds_modules() -> None:
+    modules = Modules(most=60)  # a long loop's numbers, in small
+    model = torch.nn.Sequential(torch.nn.Linear(2, 3), torch.nn.Tanh(), torch.nn.Linear(3, 1))
+    with modules.install():
+        outs = [model(torch.ones(1, 2)).sum() for _ in range(100)]  # 5 numbers a round
+    names = modules.names({"model": model})
+    made = [names.of_node(fn) for fn in (outs[-1].grad_fn.next_functions[0][0],  # Addmm
+                                         outs[-1].grad_fn)]  # Sum, outside the model
+    assert made == ["model.2", None]
+    assert len(modules._owner) <= 60  # the older half went, as often as the numbers outran it
+    assert names.of_node(outs[0].grad_fn.next_functions[0][0]) is None  # the first round's

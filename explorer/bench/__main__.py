@@ -23,7 +23,8 @@ In one process and one run (the machine is noisy, so results are ratios and medi
    made to make it backtrack (explorer.bench.patterns): the slowest;
 10. steps inside loops (explorer.bench.lines): a 500-iteration training loop (a fixed tensor,
    and a DataLoader) by plain exec, by execute() with line steps and with Limits(line_steps=0),
-   turn about, medians; and its record as it crosses the wire, thinned to fit;
+   turn about, medians, and four times as long, for what one more round costs; and its record
+   as it crosses the wire, thinned to fit;
 
 then PASS/MISS for each target. `--quick` uses tiny sizes and few runs (tests/test_bench.py);
 `--lines` measures section 10 alone, with its targets; `--seeds --against REVISION`, section 2

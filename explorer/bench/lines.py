@@ -2,12 +2,15 @@
 tensor dataset, and through a DataLoader over a TensorDataset) run three ways, turn about, in
 this process: by plain `exec`; by `explorer.record.execute.execute` with line steps on (the
 app's limits, but time); and with `Limits(line_steps=0)` (the hooks still run, no inner step
-is made). Then the record as it crosses the wire (`explorer.record.thin.fitted`) for those
+is made). The same loops LONGER times as long, each way, split what a round costs from what a
+run pays once (its first rounds, kept in full, and its statements). Then the record
+as it crosses the wire (`explorer.record.thin.fitted`) for those
 loops and for a loop of larger tensors through a function of the program's (500 rounds, also
 with `--quick`): its size whole and sent, and what thinning said it took."""
 
 from __future__ import annotations
 
+import functools
 import gc
 import statistics
 import time
@@ -22,6 +25,7 @@ FULL_ITERATIONS, QUICK_ITERATIONS = 500, 20
 BATCHES = 10  # the DataLoader's batches per epoch
 LIMITS = replace(Limits(), time_s=120.0)  # the app's, but a loaded machine must not time out
 LINE_TARGET = 1.5  # a training loop with line steps, against plain PyTorch
+LONGER = 4  # the loops again, this many times as long: what one more round costs
 
 SEQUENTIAL = """import torch
 
@@ -98,12 +102,29 @@ class Loop:
     off: list[float] = field(default_factory=list)
     plain_cpu: list[float] = field(default_factory=list)
     on_cpu: list[float] = field(default_factory=list)
+    long_plain: list[float] = field(default_factory=list)  # LONGER times the iterations
+    long_on: list[float] = field(default_factory=list)
+    long_off: list[float] = field(default_factory=list)
     steps: int = 0  # with line steps on
     steps_off: int = 0
     error: str | None = None
 
     def ratio(self, a: str, b: str) -> float:
         return statistics.median(getattr(self, a)) / statistics.median(getattr(self, b))
+
+    def per_round(self, way: str) -> float:
+        """Seconds one more round takes `way` (plain, on or off): the longer loop's median less
+        this one's, over the rounds between them (the rounds kept among them included)."""
+        more = statistics.median(getattr(self, f"long_{way}")) - statistics.median(
+            getattr(self, way))
+        return more / (self.iterations * (LONGER - 1))
+
+    @property
+    def once(self) -> float:
+        """Seconds line steps add to a run whatever its length: its added time less its
+        rounds' (the rounds kept in full before the tenth, its statements)."""
+        added = statistics.median(self.on) - statistics.median(self.plain)
+        return added - self.iterations * (self.per_round("on") - self.per_round("plain"))
 
 
 @dataclass
@@ -141,30 +162,32 @@ def measure_lines(quick: bool, runs: int, progress: Callable[[str], None]) -> Li
     from explorer.record.execute import execute
 
     iterations = QUICK_ITERATIONS if quick else FULL_ITERATIONS
-    codes = programs(iterations)
+    codes, longer = programs(iterations), programs(LONGER * iterations)
+    by: dict[str, Callable[[str], object]] = {
+        "plain": _plain, "on": functools.partial(execute, limits=LIMITS),
+        "off": functools.partial(execute, limits=replace(LIMITS, line_steps=0))}
     loops = [Loop(name, iterations) for name in codes]
     kept: dict[str, object] = {}
     for turn in range(runs + 1):
         progress(f"steps inside loops, turn {turn} of {runs}")
         for loop in loops:
-            code = codes[loop.name]
-            ways = [("plain", lambda c=code: _plain(c)),
-                    ("on", lambda c=code: execute(c, limits=LIMITS)),
-                    ("off", lambda c=code: execute(c, limits=replace(LIMITS, line_steps=0)))]
-            for way, run in ways[turn % 3:] + ways[:turn % 3]:  # each way first in turn
+            ways = [(f"{length}{way}", code) for length, code in (
+                ("", codes[loop.name]), ("long_", longer[loop.name])) for way in by]
+            first = turn % len(ways)
+            for way, code in ways[first:] + ways[:first]:  # each way first in turn
                 gc.collect()
                 wall, cpu = time.perf_counter(), time.process_time()
-                trace = run()
+                trace = by[way.removeprefix("long_")](code)
                 wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
                 if trace is not None:
                     loop.error = loop.error or (trace.error.type if trace.error else None)
                     if way == "on":
                         loop.steps, kept[loop.name] = len(trace.steps), trace
-                    else:
+                    elif way == "off":
                         loop.steps_off = len(trace.steps)
                 if turn:
                     getattr(loop, way).append(wall)
-                    if way != "off":
+                    if way in ("plain", "on"):
                         getattr(loop, f"{way}_cpu").append(cpu)
     progress("steps inside loops: the records on the wire")
     records = [weigh(loop.name, kept.pop(loop.name), 0.0) for loop in loops]
@@ -218,6 +241,16 @@ def section(lines: Lines) -> list[str]:
                 f"{x.ratio('on_cpu', 'plain_cpu'):.2f}x", x.error or "-"]
                for x in lines.loops]),
         "",
+        f"What one more round costs each way (the loops {LONGER} times as long, less the above; "
+        "the rounds kept among them included) and what line steps add to a run whatever its "
+        "length (once: its first rounds, kept in full, and its statements).",
+        table(["loop", "long_iterations", "round_plain_us", "round_on_us", "round_off_us",
+               "round_on/plain", "round_off/plain", "once_ms"],
+              [[x.name, str(LONGER * x.iterations),
+                *(f"{x.per_round(way) * 1e6:.1f}" for way in ("plain", "on", "off")),
+                *(f"{x.per_round(way) / x.per_round('plain'):.2f}x" for way in ("on", "off")),
+                ms(x.once)] for x in lines.loops]),
+        "",
         "The record with line steps on as it crosses the wire (explorer.record.thin.fitted): "
         f"whole = its answer unthinned; sent = fitted to the {MAX_RESULT_BYTES >> 20} MiB a "
         "run may send; levels = the thinning levels its note names; large = 500 rounds of "
@@ -237,7 +270,9 @@ def line_targets(lines: Lines) -> list[tuple[bool, str]]:
         (all(x.error is None and x.ratio("on", "plain") <= LINE_TARGET for x in lines.loops),
          f"a training loop with line steps <= {LINE_TARGET}x plain PyTorch: " + ", ".join(
              f"{x.name} {ms(statistics.median(x.on))} ms / {ms(statistics.median(x.plain))} ms"
-             f" = {x.ratio('on', 'plain'):.2f}x (off {x.ratio('off', 'plain'):.2f}x)"
+             f" = {x.ratio('on', 'plain'):.2f}x (off {x.ratio('off', 'plain'):.2f}x; a round "
+             f"{x.per_round('on') / x.per_round('plain'):.2f}x, off "
+             f"{x.per_round('off') / x.per_round('plain'):.2f}x; once {ms(x.once)} ms)"
              for x in lines.loops)),
         (all(r.fits for r in lines.records),
          f"a loop's record with line steps sent under {MAX_RESULT_BYTES >> 20} MiB, thinning "

@@ -13,9 +13,9 @@ batched by vmap (`is_grads_batched=True`) are left untouched: such calls run unr
 Calls a library function makes (torch.func's transforms, autograd.functional) are not
 replayed either: explorer.record.library draws the graph they run through.
 A training loop's calls are all summarised (loss, gradient norms), but only some are recorded
-in full: the first ten, those asked for, those of a loop's round asked for, and then calls 20,
-40, 80… (twice as far apart each time, so at least one is in the second half of the run), as
-a loop's rounds are stepped (explorer.record.lines); the others are not hooked at all:
+in full: the first ten, those asked for, those of a loop's round asked for or last, and then
+calls 20, 40, 80… (twice as far apart each time, so at least one is in the second half of the
+run), as a loop's rounds are stepped (explorer.record.lines); the others are not hooked at all:
 their leaves' gradient norms are read once the engine is done. The wrapping lives only in
 the run's own process.
 """
@@ -42,7 +42,7 @@ from explorer.safety.sandbox import FILENAME
 from explorer.trace.schema import Call, EngineStep, Gradient, Graph, LeafGrad, Round, Summary
 
 FIRST = 10  # a program's first backward calls recorded in full; later, 2 * FIRST, 4 * FIRST…
-ASKED_CALLS = 10  # calls recorded in full because a loop's round was asked for, at most
+ASKED_CALLS = 10  # calls recorded in full for a loop's round asked for or last, at most
 VALUES = 100  # values kept per gradient tensor
 VECTOR_MAX = 64  # elements of a non-scalar root whose `v` is kept for the vᵀJ panel
 # A norm summed in single precision is kept when it lies between these: then no square
@@ -50,6 +50,7 @@ VECTOR_MAX = 64  # elements of a non-scalar root whose `v` is kept for the vᵀJ
 SINGLE_SAFE = (1e-15, 1e18)
 NO_JACOBIAN = ("not built: it takes one more backward pass per element of the output, and the "
                "program's hooks would see every one")
+ACCUMULATE = torch._C._functions.AccumulateGrad  # a leaf's node: its `variable` is the leaf
 # torch's files between a program's `y.backward()` and torch.autograd.backward.
 TRAMPOLINES = frozenset(os.path.join(os.path.dirname(torch.__file__), *path) for path in (
     ("_tensor.py",), ("overrides.py",), ("utils", "_device.py")))
@@ -63,10 +64,11 @@ class Recorder:
                  progress: Callable[[Summary], None] | None = None,
                  rounds: Callable[[], list[Round]] = list,
                  orders: Orders | None = None,
-                 asked: Callable[[], bool] = lambda: False) -> None:
+                 last_or_asked: Callable[[], bool] = lambda: False) -> None:
         self.variables = variables
         self.rounds = rounds  # the loops around the program's line that is calling
-        self.asked = asked  # whether that line is in a loop's round asked for
+        self.last_or_asked = last_or_asked  # whether that line is in a loop's round asked for,
+        # or in the last round of every loop around it
         self.ids = ids
         self.modules = modules
         self.orders = orders or Orders(ids)  # who made the nodes a create_graph call makes
@@ -75,7 +77,7 @@ class Recorder:
         self.keep = set(keep)  # call numbers recorded in full whatever their place
         self.progress = progress
         self.calls: list[Call] = []
-        self.in_asked = 0  # calls recorded in full for a round asked for
+        self.extra = 0  # calls recorded in full for a round asked for or a loop's last
         self.summaries: list[Summary] = []  # every call: its value and gradient norms
         self.count = 0
         self._busy = False
@@ -137,6 +139,13 @@ class Recorder:
                     vector=None, value=_scalar(value) if value is not None else None)
         self._names, self._norms = {}, {}
         full = self._in_full(self.count)
+        if not full and not create_graph:  # most calls of a training loop: run bare
+            try:
+                return original(*args, **kwargs)
+            finally:
+                if kind == "backward":  # grad() writes no .grad
+                    self._read_norms(roots, inputs)
+                self._keep(call, False)
         if full:
             self._draw(call, roots, vector)
         with ExitStack() as hooks:
@@ -181,11 +190,11 @@ class Recorder:
 
     def _in_full(self, number: int) -> bool:
         """Is call `number` recorded in full: one of the first, 20, 40, 80…, asked for, or
-        one of the first ASKED_CALLS made in a loop's round asked for?"""
+        one of the first ASKED_CALLS made in a loop's round asked for or last?"""
         if kept(number) or number in self.keep:
             return True
-        if self.in_asked < ASKED_CALLS and self.asked():
-            self.in_asked += 1
+        if self.extra < ASKED_CALLS and self.last_or_asked():
+            self.extra += 1
             return True
         return False
 
@@ -210,17 +219,20 @@ class Recorder:
 
     def _read_norms(self, roots: tuple[torch.Tensor, ...], inputs: Any) -> None:
         """The gradient norms of the leaves a call not recorded in full wrote (those among
-        `inputs` where it names some), read from their `.grad` once the engine is done."""
+        `inputs` where it names some), read from their `.grad` once the engine is done. Every
+        call of a training loop pays for this, so it names only those leaves."""
         chosen = {id(t) for t in _as_tuple(inputs)}
-        for node in _nodes(roots):
-            leaf = getattr(node, "variable", None)
-            if isinstance(leaf, torch.Tensor) and (not chosen or id(leaf) in chosen):
-                norm = _norm(leaf.grad)
-                if norm is not None:  # a hook may clear .grad
-                    if not self._names:
-                        self._name_variables()
-                    names = self._names.get(id(leaf), [])
-                    self._norms[" = ".join(names) or self.ids.of_tensor(leaf)] = norm
+        leaves = [leaf for leaf in _leaves(roots) if not chosen or id(leaf) in chosen]
+        norms = [_norm(leaf.grad) for leaf in leaves]
+        wanted = {id(leaf) for leaf in leaves}
+        names: dict[int, list[str]] = {}
+        for name, value in self.variables().items():
+            if id(value) in wanted:
+                names.setdefault(id(value), []).append(name)
+        for leaf, norm in zip(leaves, norms, strict=True):
+            if norm is not None:  # a hook may clear .grad
+                named = names.get(id(leaf))
+                self._norms[" = ".join(named) if named else self.ids.of_tensor(leaf)] = norm
 
     def _node_hooks(self, node: Any, call: Call, full: bool,
                     create_graph: bool) -> tuple[Callable[..., None], Callable[..., None]]:
@@ -289,6 +301,22 @@ def _nodes(roots: tuple[torch.Tensor, ...]) -> Iterator[Any]:
             stack.extend(u for u, _ in node.next_functions if u is not None)
 
 
+def _leaves(roots: tuple[torch.Tensor, ...]) -> list[torch.Tensor]:
+    """The leaves behind the roots (their AccumulateGrad nodes' tensors), in `_nodes`' order:
+    every call of a training loop walks its graph for them, so the walk is written out."""
+    stack, seen, leaves = [r.grad_fn for r in roots if r.grad_fn is not None], set(), []
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        if type(node) is ACCUMULATE:
+            leaves.append(node.variable)
+        else:
+            stack.extend(u for u, _ in node.next_functions if u is not None)
+    return leaves
+
+
 def _from_program() -> bool:
     """Was this call made by the program (directly, or through Tensor.backward and torch's
     dispatch), rather than by a library function such as autograd.functional.jacobian?"""
@@ -354,7 +382,7 @@ def _norm(g: Any) -> float | None:
 
 def _dense(g: torch.Tensor) -> torch.Tensor:
     """`g` detached, and as a dense copy if it is sparse."""
-    dense = g.detach()
+    dense = g.detach() if g.requires_grad else g  # a gradient of create_graph's
     return dense.to_dense() if dense.layout != torch.strided else dense
 
 

@@ -99,7 +99,7 @@ def execute(code: str, *, device: str = "cpu", limits: Limits = Limits(),
             recorder = Recorder(lambda: _user_variables(namespace), steps.ids, steps.modules,
                                 trace.graphs, limits.graph_nodes, keep, progress,
                                 lambda: lines.where(running(sys._getframe())).rounds,
-                                steps.orders, lines.in_asked)
+                                steps.orders, lines.in_last_or_asked)
             with _clock(limits), recorder.install(), steps.modules.install(), lines.install():
                 for stmt in program.tree.body:
                     steps.line = stmt.lineno
@@ -119,7 +119,8 @@ def execute(code: str, *, device: str = "cpu", limits: Limits = Limits(),
         trace.notes.append(f"The program ran backward {recorder.count:,} times. Every call's "
                            f"loss and gradient norms are kept, and {len(recorder.calls)} calls are "
                            f"recorded in full: the first {FIRST}, then calls {2 * FIRST}, "
-                           f"{4 * FIRST}, {8 * FIRST}… (twice as far apart each time).")
+                           f"{4 * FIRST}, {8 * FIRST}… (twice as far apart each time), and those "
+                           "of the very last round where the loops' lengths are known.")
     if recorder.library:
         trace.notes.append(f"{recorder.library:,} backward call(s) made inside library functions "
                            "(torch.func's transforms, torch.autograd.functional, gradcheck…) ran "

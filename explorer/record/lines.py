@@ -241,6 +241,7 @@ class Lines:
         self._rounds: dict[tuple[int, int], tuple[int, int, bool]] = {}
         self._total: dict[int, int] = {}  # loop → rounds it started over the run
         self._lengths: dict[tuple[int, int], int] = {}  # (frame, loop) → rounds it will run
+        self._in_last: set[tuple[int, int]] = set()  # (frame, loop) that began its last round
         # loop → the last of its rounds over the run in which a line it holds innermost was
         # stepped, or could not be
         self._settled: dict[int, int] = {}
@@ -278,6 +279,7 @@ class Lines:
         if len(self._rounds) > FORGET:
             self._forget(frame)
         key = (id(frame), number)
+        self._in_last.discard(key)
         length = _length(iterable)
         if length is None:
             self._lengths.pop(key, None)
@@ -293,12 +295,15 @@ class Lines:
         alive = {id(f) for f, _ in running(frame)}
         self._rounds = {k: v for k, v in self._rounds.items() if k[0] in alive}
         self._lengths = {k: v for k, v in self._lengths.items() if k[0] in alive}
+        self._in_last = {k for k in self._in_last if k[0] in alive}
 
     def round(self, number: int) -> None:
         key = (id(sys._getframe(1)), number)
         total = self._total[number] = self._total.get(number, 0) + 1
         count = self._rounds.get(key, (0, 0, False))[0] + 1
         self._rounds[key] = (count, total, self._maybe_kept(key, count, total))
+        if count == self._lengths.get(key):
+            self._in_last.add(key)
 
     def line(self, number: int) -> None:
         place = self.plan.places[number]
@@ -352,14 +357,18 @@ class Lines:
         count, total, _ = self._rounds.get(key, FRESH)
         return count == self._lengths.get(key) or (key[1], total) in self.asked
 
-    def in_asked(self) -> bool:
-        """Whether the program's line running now is inside a round asked for (its backward
-        calls are recorded in full, as those of the rounds kept are)."""
-        if not self.asked:
+    def in_last_or_asked(self) -> bool:
+        """Whether the program's line running now is in a round stepped though not kept by its
+        count: inside a round asked for, or in the last round of every loop around it. Its
+        backward calls are recorded in full, as those of the rounds kept are. Asked of every
+        backward call: the frames are walked only while a loop is in its last round."""
+        if not self.asked and not self._in_last:
             return False
         frames = running(sys._getframe(1))
         keys = self._keys(frames, self.plan.around.get(frames[0][1], ()) if frames else ())
-        return any((key[1], self._rounds.get(key, FRESH)[1]) in self.asked for key in keys)
+        return bool(keys) and (
+            any((key[1], self._rounds.get(key, FRESH)[1]) in self.asked for key in keys)
+            or all(map(self._last, keys)))
 
     def unstepped(self) -> list[LastRound]:
         """The loops whose last round over the run ran lines of their own (not an inner

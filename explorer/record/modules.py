@@ -3,7 +3,8 @@
 While a run goes on, a forward pre-hook and a forward hook common to all modules note the
 span of autograd sequence numbers each module call used (`torch.autograd` numbers every
 node it makes, in order, per thread); a node belongs to the innermost module call whose
-span holds its number. The hooks only read the counter: they change no input, output or
+span holds its number (the newest MAX_NUMBERED numbers are remembered, so a long loop's last
+rounds keep their modules). The hooks only read the counter: they change no input, output or
 order, and run before the program's own module hooks, as PyTorch runs global hooks.
 
 A module is named by the path it has under a variable of the program (`model`,
@@ -22,14 +23,15 @@ from typing import Any
 import torch
 from torch.nn.modules.module import register_module_forward_hook, register_module_forward_pre_hook
 
-MAX_NUMBERED = 200_000  # sequence numbers remembered; past them, new nodes get no module
+MAX_NUMBERED = 200_000  # sequence numbers remembered; past them, the older half is forgotten
 _sequence_nr = torch._C._autograd._get_sequence_nr  # the number autograd gives its next node
 
 
 class Modules:
     """The module calls of one run."""
 
-    def __init__(self) -> None:
+    def __init__(self, most: int = MAX_NUMBERED) -> None:
+        self.most = most  # sequence numbers remembered, the newest
         self._owner: dict[int, list[int]] = {}  # sequence number -> modules, innermost first
         # Module calls running: (id of the module, first number). A call is known by its
         # module's id, which no other module can have while the call runs.
@@ -73,14 +75,15 @@ class Modules:
                 break
         else:
             return
-        end = min(_sequence_nr(), first + MAX_NUMBERED)
+        end = min(_sequence_nr(), first + self.most)
         if end <= first:  # it made no node: its module needs no token
             return
         token = self.token(module, new=True)
         owner = self._owner
         for number in range(first, end):
-            if number in owner or len(owner) < MAX_NUMBERED:
-                owner.setdefault(number, []).append(token)
+            owner.setdefault(number, []).append(token)
+        if len(owner) > self.most:  # the older half goes: a long loop's last rounds keep theirs
+            self._owner = dict(itertools.islice(owner.items(), len(owner) // 2, None))
 
     def names(self, variables: dict[str, Any]) -> Names:
         """Module and parameter paths under the program's variables."""
