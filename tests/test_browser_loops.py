@@ -1,8 +1,8 @@
 """Stepping inside loops and functions, in headless Chromium: the caption and the editor say
 the line's round and function, a round on jumps to the same line a round later, the fold
 toggle steps over whole top-level statements, and a function's local variables have a table
-of their own (en on a desktop, zh on a phone, where the loop row stays one row). Screenshots go
-to artifacts/ to be looked at."""
+of their own (en on a desktop, zh on a phone, where the loop row stays one row), and a loop's
+last round is stepped and replayed. Screenshots go to artifacts/ to be looked at."""
 
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ import pytest
 from playwright.sync_api import expect
 
 from explorer.content.i18n import text
+from explorer.trace.schema import Round
+from explorer.views import places
 from explorer.views.permalink import encode_code
 from tests.conftest import ARTIFACTS
 from tests.programs import WHILE
@@ -166,3 +168,15 @@ def test_a_while_loops_last_round_is_stepped_through_when_asked(
                         _said("round", lang, name="while", round=29)]))
     finally:
         context.close()
+
+
+def test_a_loops_last_round_is_replayed_on_the_backward_page(page: Any, app_url: str) -> None:
+    code = ("import torch\nw = torch.ones(3, requires_grad=True)\nfor step in range(30):\n"
+            "    loss = (w * step).sum()\n    loss.backward()\n")
+    page.goto(f"{app_url}/Backward?lang=en&code={encode_code(code)}")
+    last = places.rounds_short([Round(line=3, name="step", round=30, of=30)], "en")
+    chosen = page.get_by_role("combobox", name=text("backward_call", "en"))
+    expect(chosen).to_have_value(f"#30 (backward) · {last}")  # a new run opens its last call
+    chart = page.locator("[data-testid='stPlotlyChart']")
+    expect(chart.locator(".textpoint").last).to_have_text("step 1 of 3: SumBackward0")
+    page.screenshot(path=ARTIFACTS / "last-round-backward.png", full_page=True)
