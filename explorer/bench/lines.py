@@ -3,10 +3,10 @@ tensor dataset, and through a DataLoader over a TensorDataset) run three ways, t
 this process: by plain `exec`; by `explorer.record.execute.execute` with line steps on (the
 app's limits, but time); and with `Limits(line_steps=0)` (the hooks still run, no inner step
 is made). The same loops LONGER times as long, each way, split what a round costs from what a
-run pays once (its first rounds, kept in full, and its statements). Then the record
-as it crosses the wire (`explorer.record.thin.fitted`) for those
-loops and for a loop of larger tensors through a function of the program's (500 rounds, also
-with `--quick`): its size whole and sent, and what thinning said it took."""
+run pays once (its first rounds, kept in full, and its statements). Then the record as it
+crosses the wire (`explorer.record.thin.fitted`) for those loops and for a loop of larger
+tensors through a function of the program's (500 rounds, also with `--quick`): its size whole
+and sent, and what thinning said it took."""
 
 from __future__ import annotations
 
@@ -121,8 +121,8 @@ class Loop:
 
     @property
     def once(self) -> float:
-        """Seconds line steps add to a run whatever its length: its added time less its
-        rounds' (the rounds kept in full before the tenth, its statements)."""
+        """Seconds a run with line steps on adds whatever its length: its added time less what
+        its rounds add (the first ten rounds, kept in full, its statements, setting up)."""
         added = statistics.median(self.on) - statistics.median(self.plain)
         return added - self.iterations * (self.per_round("on") - self.per_round("plain"))
 
@@ -242,8 +242,8 @@ def section(lines: Lines) -> list[str]:
                for x in lines.loops]),
         "",
         f"What one more round costs each way (the loops {LONGER} times as long, less the above; "
-        "the rounds kept among them included) and what line steps add to a run whatever its "
-        "length (once: its first rounds, kept in full, and its statements).",
+        "the rounds kept among them included) and what a run with line steps on adds whatever "
+        "its length (once: its first rounds, kept in full, its statements, setting up).",
         table(["loop", "long_iterations", "round_plain_us", "round_on_us", "round_off_us",
                "round_on/plain", "round_off/plain", "once_ms"],
               [[x.name, str(LONGER * x.iterations),
