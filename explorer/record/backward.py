@@ -302,19 +302,8 @@ def _nodes(roots: tuple[torch.Tensor, ...]) -> Iterator[Any]:
 
 
 def _leaves(roots: tuple[torch.Tensor, ...]) -> list[torch.Tensor]:
-    """The leaves behind the roots (their AccumulateGrad nodes' tensors), in `_nodes`' order:
-    every call of a training loop walks its graph for them, so the walk is written out."""
-    stack, seen, leaves = [r.grad_fn for r in roots if r.grad_fn is not None], set(), []
-    while stack:
-        node = stack.pop()
-        if node in seen:
-            continue
-        seen.add(node)
-        if type(node) is ACCUMULATE:
-            leaves.append(node.variable)
-        else:
-            stack.extend(u for u, _ in node.next_functions if u is not None)
-    return leaves
+    """The leaves behind the roots (their AccumulateGrad nodes' tensors), in `_nodes`' order."""
+    return [node.variable for node in _nodes(roots) if type(node) is ACCUMULATE]
 
 
 def _from_program() -> bool:
