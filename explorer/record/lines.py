@@ -361,7 +361,7 @@ class Lines:
         """Whether the program's line running now is in a round stepped though not kept by its
         count: inside a round asked for, or in the last round of every loop around it. Its
         backward calls are recorded in full, as those of the rounds kept are. Asked of every
-        backward call: the frames are walked only while a loop is in its last round."""
+        backward call: the frames are walked only once some loop has begun its last round."""
         if not self.asked and not self._in_last:
             return False
         frames = running(sys._getframe(1))
