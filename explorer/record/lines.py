@@ -349,13 +349,16 @@ class Lines:
         asked) round."""
         if not keys:
             return True
-        total = self._rounds.get(keys[0], FRESH)[1]
-        return kept(total) or (keys[0][1], total) in self.asked or all(map(self._last, keys))
+        return (kept(self._rounds.get(keys[0], FRESH)[1]) or self._asked(keys[0])
+                or all(map(self._last, keys)))
 
     def _last(self, key: tuple[int, int]) -> bool:
         """Whether a loop (`key`) is in its last round there, or in a round asked for."""
-        count, total, _ = self._rounds.get(key, FRESH)
-        return count == self._lengths.get(key) or (key[1], total) in self.asked
+        return self._rounds.get(key, FRESH)[0] == self._lengths.get(key) or self._asked(key)
+
+    def _asked(self, key: tuple[int, int]) -> bool:
+        """Whether a loop (`key`) is in a round asked for (its round over the run)."""
+        return (key[1], self._rounds.get(key, FRESH)[1]) in self.asked
 
     def in_last_or_asked(self) -> bool:
         """Whether the program's line running now is in a round stepped though not kept by its
@@ -366,9 +369,7 @@ class Lines:
             return False
         frames = running(sys._getframe(1))
         keys = self._keys(frames, self.plan.around.get(frames[0][1], ()) if frames else ())
-        return bool(keys) and (
-            any((key[1], self._rounds.get(key, FRESH)[1]) in self.asked for key in keys)
-            or all(map(self._last, keys)))
+        return bool(keys) and (any(map(self._asked, keys)) or all(map(self._last, keys)))
 
     def unstepped(self) -> list[LastRound]:
         """The loops whose last round over the run ran lines of their own (not an inner

@@ -87,7 +87,10 @@ def _run(name: str, code: str, run_on: str, clicked: bool, language: str) -> Non
             not may_run(code, language)):
         return
     last = again[1] if again else None
-    asked = (last.loop, last.round) if last else None if clicked else linked
+    if last is not None:
+        asked: tuple[int, int] | None = (last.loop, last.round)
+    else:  # Run asks for none; a link's own run, for the round its run stepped through
+        asked = None if clicked else linked
     with st.spinner(text("running", language)):
         trace = pool().run(code, device=st.session_state[trace_key].device if last else run_on,
                            rounds=(asked,) if asked else ())

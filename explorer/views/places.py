@@ -90,14 +90,13 @@ def _rounds(step: Step) -> tuple[tuple[int, int], ...]:
 def last_round(steps: Sequence[Step], line: int) -> int | None:
     """The index of the first step of the last round stepped of the loop at `line` (in the
     same rounds of the loops around it); None where no step is inside that loop."""
-    found, last = None, None
+    found, rounds = None, None
     for index in range(len(steps) - 1, -1, -1):
         here = _round_at(steps[index], line)
-        if here is None or here != (last or here):
-            if found is not None:
-                break
-            continue
-        found, last = index, here
+        if here is not None and rounds in (None, here):
+            found, rounds = index, here
+        elif found is not None:
+            break
     return found
 
 
