@@ -87,6 +87,19 @@ def test_backward_twice_without_retain_graph_fails_with_an_explanation() -> None
     assert len(trace.backward) == 2 and len(trace.backward[0].steps) == 5
 
 
+@pytest.mark.parametrize(("code", "raised"), [
+    (SEED + "out.backward()\n", [None, True]),  # its graph was freed by the first
+    ("x = torch.ones(3)\ny = (x * 2).sum()\ny.backward()\n", [True]),  # nothing needs grad
+    ("x = torch.ones(3, requires_grad=True)\nfor t in range(2):\n    (x * 2).sum().backward()\n"
+     "    if t:\n        x.grad.foo\n", [None, None]),  # a later line raised, not the call
+    ("x = torch.ones(3, requires_grad=True)\ny = x * 2\ntry:\n    y.backward()\n"
+     "except RuntimeError:\n    print('caught')\n", [True]),  # raised, and the program caught it
+])
+def test_a_call_that_raised_says_so(code: str, raised: list[bool | None]) -> None:
+    trace = execute(code)
+    assert [call.raised for call in trace.backward] == raised
+
+
 def test_non_leaf_grad_is_none_unless_retained() -> None:
     trace = execute(SEED)
     assert trace.variables["y"].grad is None and trace.variables["x"].grad is not None
@@ -120,7 +133,8 @@ def test_a_long_training_loop_records_its_first_calls_then_ever_further_apart() 
             "    loss = (w * i).sum()\n    loss.backward()\n")
     trace = execute(code)
     assert [c.call for c in trace.backward] == [*range(1, 11), 20, 40, 50]  # 50: the last
-    assert trace.backward[-1].rounds == [Round(line=2, name="i", round=50, of=50)]
+    assert trace.backward[-1].rounds == [Round(line=2, name="i", round=50, of=50, loop_began=0,
+                                               previous_began=96, began=98)]  # 2 nodes a round
     assert any("50 times" in note for note in trace.notes)
     # every call is summarised, those not recorded in full too: after call k, each of w.grad's
     # three elements is 0 + 1 + … + (k - 1)

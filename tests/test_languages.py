@@ -6,12 +6,15 @@ English word of the interface's own; in English, no Chinese."""
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from collections.abc import Iterator
+from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
+import explorer.ui
 from explorer.content.i18n import texts
 
 # A 4×3 leaf: its gradients are too many to read whole (shape and norm in the captions).
@@ -52,11 +55,12 @@ def drawn(at: AppTest) -> Iterator[str]:
         for element in getattr(at, kind):
             if not str(element.value).startswith("<style>"):
                 yield ESCAPED.sub(r"\1", str(element.value))
-    for kind in ("button", "toggle", "selectbox", "select_slider", "text_input",
+    for kind in ("button", "toggle", "selectbox", "multiselect", "select_slider", "text_input",
                  "number_input", "expander"):
         for widget in getattr(at, kind):
             yield str(widget.label)
             yield from (str(option) for option in getattr(widget, "options", None) or ())
+            yield str(getattr(widget.proto, "placeholder", ""))
     for table in at.table:
         yield from (str(column) for column in table.value.columns)
     for chart in at.get("plotly_chart"):
@@ -109,3 +113,19 @@ def test_the_english_backward_page_draws_no_chinese() -> None:
 def test_the_words_looked_for_are_the_english_interfaces_own() -> None:
     assert {"shape", "step", "of", "in"} <= english_only()
     assert not {"grad", "backward", "cpu", "none", "is_leaf"} & english_only()
+
+
+def test_every_choice_that_can_be_empty_has_a_placeholder_of_its_own() -> None:
+    """Streamlit writes its own English ("Choose options", "Choose an option") in a
+    multiselect, and in a selectbox with nothing chosen (index=None), unless given one."""
+    bare = []
+    for path in sorted(Path(explorer.ui.__file__).parent.glob("*.py")):
+        for call in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
+                continue
+            given = {k.arg: k.value for k in call.keywords}
+            empty = call.func.attr == "multiselect" or call.func.attr == "selectbox" and (
+                isinstance(given.get("index"), ast.Constant) and given["index"].value is None)
+            if empty and "placeholder" not in given:
+                bare.append(f"{path.name}:{call.lineno}")
+    assert not bare, bare

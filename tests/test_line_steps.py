@@ -712,8 +712,10 @@ def test_no_step_while_the_engine_runs_or_a_transform_does() -> None:
 def test_backward_calls_carry_their_rounds() -> None:
     trace = run("w = torch.ones(2, requires_grad=True)\nfor epoch in range(3):\n"
                 "    loss = (w * w).sum()\n    loss.backward()\n")
-    assert [c.rounds for c in trace.backward] == [
-        [Round(line=2, name="epoch", round=r, of=3)] for r in (1, 2, 3)]
+    assert [c.rounds for c in trace.backward] == [  # a round makes two nodes: Mul and Sum
+        [Round(line=2, name="epoch", round=r, of=3, loop_began=0,
+               previous_began=2 * (r - 2) if r > 1 else None, began=2 * (r - 1))]
+        for r in (1, 2, 3)]
 
 
 def test_a_dataloaders_last_batch_is_kept_as_its_length_is_known() -> None:

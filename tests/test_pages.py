@@ -15,6 +15,7 @@ from explorer.content.examples import EXAMPLES
 from explorer.content.i18n import text
 from explorer.content.lessons import lessons
 from tests.conftest import editor_code, graph_viewer
+from tests.programs import RNN
 from tests.test_thin import BIG
 
 SEED = ("x = torch.ones(2, 2, requires_grad=True)\ny = x + 2\nz = y * y * 3\nout = z.mean()\n"
@@ -176,6 +177,20 @@ def test_the_backward_page_replays_the_seed_pass_step_by_step() -> None:
     assert "step 5 of 5: AccumulateGrad" in at.get("plotly_chart")[0].proto.spec
     assert "added into the leaf's .grad" in _text(at)
     assert at.table[0].value.iloc[0][".grad"] == "`[[4.5000, 4.5000], [4.5000, 4.5000]]`"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_backward_call_that_raised_the_error_says_so_in_the_call_list(lang: str) -> None:
+    at = _app(lang)
+    at.switch_page("pages/5_Backward.py").run()
+    at.session_state["backward.code"] = RNN
+    at.button(key="backward.run").click().run()
+    assert not at.exception
+    rounds = text("round_short_of", lang, name="t", round=2, of=5)
+    assert at.selectbox(key="backward.call").options == [  # the one that raised, opened
+        f"#1 (backward) · {text('round_short_of', lang, name='t', round=1, of=5)}",
+        f"#2 (backward) · {rounds} · {text('call_raised', lang)}"]
+    assert at.selectbox(key="backward.call").value == 2
 
 
 def test_the_backward_page_shows_v_and_the_vjp_the_engine_wrote() -> None:

@@ -35,14 +35,16 @@ SCENES = {
     "backward_twice": ("freed", {"MulBackward0", "ExpBackward0"}, 5),  # retain_graph=True
     "second_loss_shares_graph": ("freed", {"ExpBackward0"}, 7),  # retain_graph=True
     "rnn_hidden_not_detached": ("freed_loop", {"TanhBackward0", "MvBackward0"}, 9),  # detach
-    "running_loss_backward": ("freed_loop", {"SigmoidBackward0", "MulBackward0"}, 11),  # .item()
+    "running_loss_backward": ("freed_total", {"SigmoidBackward0", "MulBackward0"}, 11),  # .item()
     "features_computed_outside_loop": ("freed_outside", {"TanhBackward0", "MmBackward0"}, 7),
     # ...carried on by any line that keeps a round's tensor for the next: detach it there
-    "rnn_previous_state_carried": ("freed_loop", {"TanhBackward0", "MvBackward0"}, 11),
+    "rnn_previous_state_carried": ("freed_loop", {"TanhBackward0", "MvBackward0"}, 8),  # where
+    # a round first reads h_prev: there, not at `h_prev = h`, a detach cuts the old round off
+    # alone (tests/test_carried.py runs each such fix)
     "lstm_state_tuple_carried": ("freed_loop", {"AddmmBackward0", "TanhBackward0",
                                                 "SigmoidBackward0", "MulBackward0"}, 9),
     "losses_kept_in_list": ("freed_list", {"ExpBackward0", "MulBackward0"}, 9),
-    "total_loss_reassigned": ("freed_loop", {"MulBackward0", "TanhBackward0"}, 9),
+    "total_loss_reassigned": ("freed_total", {"MulBackward0", "TanhBackward0"}, 9),
     # a root with more than one element and no gradient: the root, at its backward call
     "non_scalar_backward": ("not_scalar", {"y"}, 6),  # y.sum().backward()
     "loss_not_reduced": ("not_scalar", {"loss"}, 7),  # loss.mean().backward()

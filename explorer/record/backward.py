@@ -157,6 +157,9 @@ class Recorder:
                     with suppress(Exception):  # what the program called returned: it stands
                         self.orders.returned(result, _as_tuple(inputs), call.call)
                 return result
+            except BaseException:
+                call.raised = True
+                raise
             finally:
                 if not full and kind == "backward":  # grad() writes no .grad
                     self._read_norms(roots, inputs)

@@ -52,12 +52,16 @@ if TYPE_CHECKING:
 
 PACKED = "packed by the program's saved-tensor hooks: not read, as that would run its unpack hook"
 MAX_ATTR_CHARS = 50  # torchviz's default
+_next_number = torch._C._autograd._get_sequence_nr  # the next node's, on this thread
 
 
 class Ids:
-    """Stable ids for the backward nodes and tensors of one run."""
+    """Stable ids for the backward nodes and tensors of one run, and the run's clock: the
+    sequence numbers autograd gives the nodes the program's thread makes, counted from the
+    run's start (the order the nodes were made in)."""
 
     def __init__(self) -> None:
+        self.started = _next_number()
         self._count = itertools.count(1)
         self._tensors: dict[int, tuple[weakref.ref[torch.Tensor], str]] = {}
         self._leaves: dict[int, tuple[weakref.ref[torch.Tensor], str]] = {}  # AccumulateGrads
@@ -74,6 +78,16 @@ class Ids:
 
     def of_tensor(self, t: torch.Tensor) -> str:
         return self._weak(self._tensors, t, "t")
+
+    def now(self) -> int:
+        """The number the next node the program's thread makes will have."""
+        return _next_number() - self.started
+
+    def seq(self, fn: Any) -> int | None:
+        """A backward node's sequence number (None for one made before the run, or by another
+        thread before this one's count reached it)."""
+        seq = fn._sequence_nr() - self.started
+        return seq if seq >= 0 else None
 
     def _weak(self, registry: dict[int, tuple[weakref.ref[torch.Tensor], str]],
               t: torch.Tensor, prefix: str) -> str:
@@ -199,7 +213,8 @@ class _Drawing:
         made = self.orders.of(fn) if self.orders is not None else None
         self.nodes[sid] = Node(
             id=sid, kind="backward", label=label, name=kind.name, saved=saved,
-            custom=kind.custom, module=self.paths.of_node(fn), order=made.order if made else None,
+            custom=kind.custom, seq=None if kind.leaf else self.ids.seq(fn),
+            module=self.paths.of_node(fn), order=made.order if made else None,
             made_by=made.by if made else None, made_in=made.call if made else None)
         for u, _ in fn.next_functions if kind.edges else getattr(fn, "next_functions", ()):
             if u is not None:

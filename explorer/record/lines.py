@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from types import FrameType
-from typing import Any
+from typing import Any, NamedTuple
 
 import torch
 from torch.utils.data import (
@@ -50,7 +50,6 @@ DEFINITIONS = (*FUNCTIONS, ast.ClassDef)
 # Lines after which nothing runs in their block (they jump), or that change no state.
 STILL = (ast.Return, ast.Break, ast.Continue, ast.Raise, ast.Pass, ast.Global, ast.Nonlocal)
 FORGET = 4_096  # loops' rounds kept before those of finished frames are dropped
-FRESH = (1, 1, True)  # a loop's round where its frame has not said (round 1, kept)
 # Types whose len() runs none of the program's code.
 SIZED = (range, list, tuple, str, dict, set, frozenset, torch.Tensor, torch.Size)
 
@@ -196,6 +195,23 @@ def _call(hook: str, *numbers: int | ast.expr) -> ast.Call:
     return ast.Call(ast.Name(f"__ae_{hook}__", ast.Load()), args, [])
 
 
+class _Round(NamedTuple):
+    """A loop's round in one frame: its count there and over the run, whether it may be kept
+    (`Lines._maybe_kept`, decided as it starts: a line of a round not kept, the common case,
+    then costs one lookup), and the run's clock (`Round.began`) as it, the round before it and
+    the loop's run began."""
+
+    count: int
+    total: int
+    kept: bool
+    began: int | None = None
+    previous: int | None = None
+    loop_began: int | None = None
+
+
+FRESH = _Round(1, 1, True)  # a loop's round where its frame has not said (round 1, kept)
+
+
 @dataclass(frozen=True)
 class Where:
     """Where a line ran: the loops around it, outermost first, each in its round; the
@@ -217,13 +233,14 @@ class Lines:
     the run's own time comes first), or once the run is over. What fails in making a step (a deep
     recursion leaves it no room) is never the program's error: the step is left out.
     `asked`: rounds to keep besides, each (loop, its round over the run): a loop in one counts
-    as in its last round."""
+    as in its last round. `now`: the run's clock, which dates the nodes made in each round."""
 
     def __init__(self, found: Plan, record: Callable[[Place, Where], int], most: int,
-                 work: int, seconds: float, asked: frozenset[tuple[int, int]] = frozenset()
-                 ) -> None:
+                 work: int, seconds: float, asked: frozenset[tuple[int, int]] = frozenset(),
+                 now: Callable[[], int] = lambda: 0) -> None:
         self.plan = found
         self.record = record
+        self.now = now
         self.asked = asked
         self.most = most
         self.work = work
@@ -235,10 +252,7 @@ class Lines:
         self.over = 0  # lines run after `most` steps or `work`
         self.failed = 0  # steps that could not be made
         self.paused = 0  # inside a saved tensor's hooks, or once the run is over
-        # (frame, loop) → its round there, the loop's round counted over the run, and
-        # whether that round may be kept (`_maybe_kept`, made as the round starts: a line of a
-        # round not kept, the common case, then costs one lookup)
-        self._rounds: dict[tuple[int, int], tuple[int, int, bool]] = {}
+        self._rounds: dict[tuple[int, int], _Round] = {}  # (frame, loop) → its round
         self._total: dict[int, int] = {}  # loop → rounds it started over the run
         self._lengths: dict[tuple[int, int], int] = {}  # (frame, loop) → rounds it will run
         self._in_last: set[tuple[int, int]] = set()  # (frame, loop) that began its last round
@@ -286,7 +300,8 @@ class Lines:
         else:
             self._lengths[key] = length
         total = self._total.get(number, 0)
-        self._rounds[key] = (0, total, self._maybe_kept(key, 0, total))
+        self._rounds[key] = _Round(0, total, self._maybe_kept(key, 0, total),
+                                   loop_began=self.now())
         return iterable
 
     def _forget(self, frame: FrameType) -> None:
@@ -300,15 +315,17 @@ class Lines:
     def round(self, number: int) -> None:
         key = (id(sys._getframe(1)), number)
         total = self._total[number] = self._total.get(number, 0) + 1
-        count = self._rounds.get(key, (0, 0, False))[0] + 1
-        self._rounds[key] = (count, total, self._maybe_kept(key, count, total))
+        before = self._rounds.get(key) or _Round(0, 0, False)
+        count = before.count + 1
+        self._rounds[key] = _Round(count, total, self._maybe_kept(key, count, total),
+                                   self.now(), before.began, before.loop_began)
         if count == self._lengths.get(key):
             self._in_last.add(key)
 
     def line(self, number: int) -> None:
         place = self.plan.places[number]
         frame = sys._getframe(1)
-        if place.loops and not self._rounds.get((id(frame), place.loops[-1]), FRESH)[2]:
+        if place.loops and not self._rounds.get((id(frame), place.loops[-1]), FRESH).kept:
             self.passed += 1  # decided without walking the frames: the common case
             return
         frames = running(frame)
@@ -317,7 +334,7 @@ class Lines:
             self.passed += 1
             return
         if keys:  # the innermost loop's round: its own lines step in it
-            self._settled[keys[0][1]] = self._rounds.get(keys[0], FRESH)[1]
+            self._settled[keys[0][1]] = self._rounds.get(keys[0], FRESH).total
         if self.paused or torch._C._current_graph_task_id() != -1 or _transformed():
             return
         if self.made >= self.most or self.done >= self.work or self.took >= self.seconds:
@@ -349,16 +366,16 @@ class Lines:
         asked) round."""
         if not keys:
             return True
-        return (kept(self._rounds.get(keys[0], FRESH)[1]) or self._asked(keys[0])
+        return (kept(self._rounds.get(keys[0], FRESH).total) or self._asked(keys[0])
                 or all(map(self._last, keys)))
 
     def _last(self, key: tuple[int, int]) -> bool:
         """Whether a loop (`key`) is in its last round there, or in a round asked for."""
-        return self._rounds.get(key, FRESH)[0] == self._lengths.get(key) or self._asked(key)
+        return self._rounds.get(key, FRESH).count == self._lengths.get(key) or self._asked(key)
 
     def _asked(self, key: tuple[int, int]) -> bool:
         """Whether a loop (`key`) is in a round asked for (its round over the run)."""
-        return (key[1], self._rounds.get(key, FRESH)[1]) in self.asked
+        return (key[1], self._rounds.get(key, FRESH).total) in self.asked
 
     def in_last_or_asked(self) -> bool:
         """Whether the program's line running now is in a round stepped though not kept by its
@@ -404,9 +421,12 @@ class Lines:
     def _round(self, frame: FrameType, number: int) -> Round:
         key = (id(frame), number)
         loop = self.plan.loops[number]
-        count, length = max(1, self._rounds.get(key, FRESH)[0]), self._lengths.get(key)
+        here = self._rounds.get(key, FRESH)
+        count, length = max(1, here.count), self._lengths.get(key)
         return Round(line=loop.line, name=loop.name, round=count,
-                     of=length if length is not None and count <= length else None)
+                     of=length if length is not None and count <= length else None,
+                     loop_began=here.loop_began, previous_began=here.previous,
+                     began=here.began)
 
     def note(self) -> str | None:
         """What was left out, in words; None if nothing was."""

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from graphviz import Digraph, quoting
 from msgspec.structs import replace
 
-from explorer.trace.schema import Edge, Graph, Node, Variable
+from explorer.trace.schema import Edge, Graph, Node
 
 if TYPE_CHECKING:
     from explorer.trace import Trace
@@ -104,17 +104,45 @@ def named_outputs(graph: Graph) -> dict[str, str]:
 
 def default_root(trace: Trace, index: int, named: dict[str, str]) -> str | None:
     """The variable the graph after step `index` is drawn for by default: the one in the
-    graph assigned most recently (a new `.grad` or an in-place change does not count: the
-    variable still holds the same tensor), else the first named one."""
-    def holds(info: Variable | None) -> Any:
-        return info and (info.memory, info.shape, info.grad_fn)
+    graph assigned most recently, or whose graph an in-place operation autograd recorded
+    grew (`total += loss`), else the first named one. A new `.grad`, or a change autograd
+    did not record (under `no_grad`), does not count: the variable holds the same graph.
+    Where several changed since the step before (rounds between not stepped), the one whose
+    tensor's node was made last."""
+    makers: dict[int, dict[str, Node]] = {}  # by graph: each name's tensor's backward node
+
+    def maker(i: int, name: str) -> Node | None:
+        graph = trace.steps[i].graph
+        if graph is None:
+            return None
+        if graph not in makers:
+            makers[graph] = _makers(trace.graphs[graph])
+        return makers[graph].get(name)
+
+    def holds(i: int, name: str) -> Any:
+        info = trace.steps[i].variables.get(name) if i >= 0 else None
+        made = maker(i, name) if info else None
+        return info and (info.memory, info.shape, info.grad_fn, made and made.id)
 
     for i in range(index, -1, -1):
-        before = trace.steps[i - 1].variables if i else {}
-        for name, info in trace.steps[i].variables.items():
-            if name in named and holds(before.get(name)) != holds(info):
-                return name
+        changed = [name for name in trace.steps[i].variables
+                   if name in named and holds(i - 1, name) != holds(i, name)]
+        if changed:
+            return max(changed, key=lambda name: _seq(maker(i, name)))
     return next(iter(named), None)
+
+
+def _seq(node: Node | None) -> int:
+    """A backward node's sequence number; -1 where it has none."""
+    return -1 if node is None or node.seq is None else node.seq
+
+
+def _makers(graph: Graph) -> dict[str, Node]:
+    """Each name in `graph` with the backward node that made its tensor."""
+    nodes = {node.id: node for node in graph.nodes}
+    made = {e.dst: nodes[e.src] for e in graph.edges if e.kind == "grad" and e.src in nodes}
+    return {name: made[node.id] for node in graph.nodes if node.id in made
+            for name in node.names or ()}
 
 
 def node_lines(trace: Trace) -> dict[str, tuple[int, int]]:

@@ -97,6 +97,8 @@ class Node(Tensor, kw_only=True):
     name: str | None = None  # a backward node's class name
     saved: dict[str, str] | None = None  # what it saved, described
     custom: bool | None = None  # made by a custom autograd.Function
+    seq: Count | None = None  # a backward node's sequence number from the run's start: the order
+    # the program's thread made them in (none for a leaf's AccumulateGrad)
     module: str | None = None  # the nn.Module call that made it (`model.fc1`)
     # A backward node a backward call with create_graph=True made: its derivative order (2 for
     # what the forward's nodes' backward made; none: 1, the forward's), the node whose
@@ -166,6 +168,12 @@ class Round(Record, kw_only=True):
     name: str  # what the loop walks (`epoch`), or `while`
     round: Annotated[int, msgspec.Meta(ge=1)]
     of: Count | None = None
+    # The sequence number (explorer.record.graph.Ids.now) the next node had as the loop's run
+    # began, as the round before this began, and as this round began: they date a node's `seq`
+    # to its round, in rounds not stepped too.
+    loop_began: Count | None = None
+    previous_began: Count | None = None
+    began: Count | None = None
 
 
 Rounds = Annotated[list[Round], msgspec.Meta(max_length=MAX_NESTING)]
@@ -200,6 +208,7 @@ class Call(Record, kw_only=True):
     vector: Any  # v of y.backward(v), when small
     graph: Count | None = None  # index into graphs
     rounds: Rounds | None = None  # the loops it ran in, outermost first
+    raised: bool | None = None  # the engine stopped with an error (the run's, unless caught)
     jacobian: Any = None
     jacobian_reason: str | None = None
 

@@ -136,10 +136,12 @@ def _call(page: str, trace: Trace, lang: str, chosen: int | None) -> Call | None
 
 
 def _call_name(call: Call, lang: str) -> str:
-    """A recorded call as the call list names it: its number, its kind and the rounds of the
-    loops it ran in ("#3 (backward) · epoch round 2/3 · i round 1")."""
-    rounds = places.rounds_short(call.rounds, lang)
-    return f"#{call.call} ({call.kind})" + (f" · {rounds}" if rounds else "")
+    """A recorded call as the call list names it: its number, its kind, the rounds of the
+    loops it ran in and whether it raised ("#2 (backward) · t round 2/5 · raised an
+    error")."""
+    parts = [f"#{call.call} ({call.kind})", places.rounds_short(call.rounds, lang),
+             text("call_raised", lang) if call.raised else ""]
+    return " · ".join(part for part in parts if part)
 
 
 def _position(page: str, call: Call, line: Timeline, lang: str) -> int:

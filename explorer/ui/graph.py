@@ -269,7 +269,8 @@ def graph_at_step(page: str, trace: Trace, index: int, lang: str,
                               ("values", f"{page}.values", first.numbers)):
         restore(param, key, named if param == "roots" else None)
         st.session_state.setdefault(key, value)
-    roots = st.multiselect(text("roots", lang), list(named), key=f"{page}.roots.{index}")
+    roots = st.multiselect(text("roots", lang), list(named), key=f"{page}.roots.{index}",
+                           placeholder=text("roots_all", lang))
     options = st.columns(3)
     saved = options[0].toggle(text("show_saved", lang), key=f"{page}.saved")
     attrs = options[1].toggle(text("show_attrs", lang), key=f"{page}.attrs")

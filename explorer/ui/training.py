@@ -19,12 +19,13 @@ from explorer.ui.code_editor import code_editor
 from explorer.ui.common import SETTINGS, may_run, pool
 from explorer.ui.link import keep, restore, take
 from explorer.ui.steps import error_panel
-from explorer.views.curves import Curves, curves, grad_norm_figure, loss_figure
+from explorer.views.curves import Compared, Curves, compared, curves, grad_norm_figure, loss_figure
 from explorer.views.training import SEED, STARTS, Settings, calls, leaf_names, program, starting
 
 LIMITS = SETTINGS.training_limits  # thousands of iterations of the seed's network
 CODE, WANTED, RUN, PASS = "training.code", "training.wanted", "training.run", "training.pass"
-# (the Trace, weakly: an old run is not kept alive; its Curves): made once per run
+# (the Trace, weakly: an old run is not kept alive; its Curves; whether its loss fell): made
+# once per run
 CURVES = "training.curves"
 # The settings a link made before the program was editable carries: param -> Settings field.
 SETTINGS_PARAMS = {"n": "n", "d_in": "d_in", "h": "h", "d_out": "d_out", "lr": "learning_rate",
@@ -111,30 +112,30 @@ def train(lang: str) -> tuple[str, Trace] | None:
     if count < 2 and trace.ok:
         st.info(text("training_no_loop", lang, count=count), icon=":material/loop:")
     if count >= 2:
-        _charts(_curves(trace), count, lang)
+        _charts(*_curves(trace), count, lang)
     with st.expander(text("output", lang), expanded=True):  # what the program printed
         st.code(trace.stdout or "—", language=None)
     return (code, trace) if count >= 2 else None
 
 
-def _curves(trace: Trace) -> Curves:
-    """The run's Curves, made once and kept with it: after a loop of 108,000 backward calls
-    over 1,000 leaves, walking and drawing every call took 11 s of the server's CPU on each
-    rerun; kept and reduced, a rerun takes 0.03 s (explorer.bench.rerun)."""
+def _curves(trace: Trace) -> tuple[Curves, Compared | None]:
+    """The run's Curves and whether its loss fell, made once and kept with it: after a loop
+    of 108,000 backward calls over 1,000 leaves, walking and drawing every call took 11 s of
+    the server's CPU on each rerun; kept and reduced, a rerun takes 0.03 s
+    (explorer.bench.rerun)."""
     kept = st.session_state.get(CURVES)
     if kept is None or kept[0]() is not trace:
         kept = st.session_state[CURVES] = (weakref.ref(trace),
-                                           curves(trace.losses, leaf_names(trace.graphs)))
-    return kept[1]
+                                           curves(trace.losses, leaf_names(trace.graphs)),
+                                           compared(trace.losses, trace.backward))
+    return kept[1], kept[2]
 
 
-def _charts(drawn: Curves, count: int, lang: str) -> None:
+def _charts(drawn: Curves, verdict: Compared | None, count: int, lang: str) -> None:
     """Whether the loss fell, its curve and the gradient norms', and what was left out."""
-    first, last = drawn.first, drawn.last
-    if first is not None and last is not None:
-        (st.success if last < first else st.warning)(
-            text("loss_fell" if last < first else "loss_rose", lang, first=first, last=last))
-    axis = text("iteration", lang)
+    if verdict is not None:
+        (st.success if verdict.fell else st.warning)(verdict.said(lang))
+    axis = text("backward_call", lang)
     st.plotly_chart(loss_figure(drawn, text("loss", lang), axis), key="training.loss")
     st.plotly_chart(grad_norm_figure(drawn, text("grad_norms", lang), axis,
                                      others=text("other_leaves", lang, count=drawn.hidden)),
@@ -157,7 +158,7 @@ def _run_live(code: str, lang: str) -> Trace:
         if time.monotonic() - drawn[0] > 0.25:  # redraw four times a second at most
             drawn[0] = time.monotonic()
             chart.plotly_chart(loss_figure(curves(seen), text("loss", lang),
-                                           text("iteration", lang), height=260),
+                                           text("backward_call", lang), height=260),
                                key=f"training.live.{len(seen)}")
 
     trace = pool().run(code, limits=LIMITS, on_progress=update)

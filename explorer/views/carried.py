@@ -1,18 +1,20 @@
 """What autograd keeps across a loop's rounds: at a step, how many graph nodes are alive
 (reachable from the program's variables), and which variable keeps nodes that an earlier
 round made (`total_loss += loss` keeps every round's graph: the chain grows). Pure: read from
-the Trace (node ids are stable through a run, so a node is as old as the first step whose
-graph holds it).
+the Trace. A node is dated by its sequence number (`Node.seq`, the order the program made
+nodes in) against the run's clock as rounds began (`Round.began`): exactly where the round
+or the one after it was stepped, else to the rounds between two that were.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass
 
 from explorer.content.i18n import text
 from explorer.content.markdown import code_span
 from explorer.trace import Step, Trace
-from explorer.trace.schema import Graph
+from explorer.trace.schema import Graph, Round
 
 KEPT_BY_LEAF = "AccumulateGrad"  # a leaf's node: it lives as long as the leaf, round after round
 
@@ -23,15 +25,16 @@ class Keeper:
 
     name: str
     nodes: int
-    rounds: tuple[int, ...]  # in order
+    first: int  # the rounds they were made in lie between these
+    last: int
 
     def said(self, lang: str) -> str:
         """The keeper in words, in `lang`."""
-        if len(self.rounds) == 1:
+        if self.first == self.last:
             return text("alive_keeper_one", lang, name=code_span(self.name), nodes=self.nodes,
-                        round=self.rounds[0])
+                        round=self.first)
         return text("alive_keeper", lang, name=code_span(self.name), nodes=self.nodes,
-                    first=self.rounds[0], last=self.rounds[-1], rounds=len(self.rounds))
+                    first=self.first, last=self.last)
 
 
 @dataclass(frozen=True)
@@ -49,61 +52,54 @@ def alive(trace: Trace, index: int) -> Alive | None:
         return None
     graph = trace.graphs[step.graph]
     ops = {n.id for n in graph.nodes if n.kind == "backward" and n.name != KEPT_BY_LEAF}
-    born = _earlier_rounds(trace, index) if step.rounds else {}
+    born = _earlier_rounds(trace, index, graph) if step.rounds else {}
     keepers = []
     for name, start in _named(graph).items():
-        old = {node: born[node] for node in _reached(graph, start) & ops if node in born}
+        old = [born[node] for node in reached(graph, start) & ops if node in born]
         if old:
-            keepers.append(Keeper(name, len(old), tuple(sorted(set(old.values())))))
+            keepers.append(Keeper(name, len(old), min(first for first, _ in old),
+                                  max(last for _, last in old)))
     return Alive(len(ops), tuple(sorted(keepers, key=lambda k: (-k.nodes, k.name))))
 
 
-def made_before_round(trace: Trace, index: int) -> set[str]:
-    """The nodes drawn before the round of the innermost loop around step `index` began
-    (by the steps before it: the loop's earlier rounds, and what ran before the loop)."""
-    return set().union(*(_ids(trace, step) for step in trace.steps[:_starts(trace, index)[1]]))
-
-
-def _starts(trace: Trace, index: int) -> tuple[int, int]:
-    """Where the run of the innermost loop around step `index` starts, and where its round
-    does: the indices of their first steps."""
-    start = index
-    while start > 0 and _in(trace.steps[start - 1], trace.steps[index], same_round=True):
-        start -= 1
-    first = start
-    while first > 0 and _in(trace.steps[first - 1], trace.steps[index], same_round=False):
-        first -= 1
-    return first, start
-
-
-def _earlier_rounds(trace: Trace, index: int) -> dict[str, int]:
-    """The nodes first drawn in an earlier round of the innermost loop around step
-    `index` (in this run of the loop), each with that round."""
-    loop = trace.steps[index].rounds[-1]  # type: ignore[index]
-    first, start = _starts(trace, index)
-    seen: set[str] = set()
-    for step in trace.steps[:first]:  # made before the loop: not an earlier round's
-        seen |= _ids(trace, step)
-    born: dict[str, int] = {}
-    for step in trace.steps[first:start]:
-        round_ = next(r.round for r in step.rounds or () if r.line == loop.line)
-        for node in _ids(trace, step) - seen:
-            born.setdefault(node, round_)
+def _earlier_rounds(trace: Trace, index: int, graph: Graph) -> dict[str, tuple[int, int]]:
+    """The nodes of `graph` made in an earlier round of the innermost loop around step `index`
+    (in this run of the loop), each with the first and last round it may have been made in."""
+    here = trace.steps[index].rounds[-1]  # type: ignore[index]
+    if here.loop_began is None or here.began is None:
+        return {}
+    known = sorted({(began, round_) for r in _rounds_of(trace, index) for began, round_ in (
+        (r.loop_began, 1), (r.previous_began, r.round - 1), (r.began, r.round))
+        if began is not None})
+    starts = [began for began, _ in known]  # rounds begin in their order
+    born = {}
+    for node in graph.nodes:
+        if node.seq is not None and here.loop_began <= node.seq < here.began:
+            after = bisect_right(starts, node.seq)  # the first round begun after it was made
+            born[node.id] = (known[after - 1][1], known[after][1] - 1)
     return born
 
 
-def _in(step: Step, at: Step, same_round: bool) -> bool:
-    """Whether `step` lies in the loop run (or round) of the innermost loop around `at`."""
-    if not step.rounds or len(step.rounds) < len(at.rounds or ()):
-        return False
+def _rounds_of(trace: Trace, index: int) -> list[Round]:
+    """The innermost loop's round at step `index` and at the steps before it in the same run
+    of that loop (its rounds stepped so far)."""
+    at = trace.steps[index]
+    found = []
+    for step in reversed(trace.steps[:index + 1]):
+        if not _in(step, at):
+            break
+        found.append(step.rounds[len(at.rounds or ()) - 1])  # type: ignore[index]
+    return found
+
+
+def _in(step: Step, at: Step) -> bool:
+    """Whether `step` lies in the same run of the innermost loop around `at`."""
     depth = len(at.rounds or ())
+    if not step.rounds or len(step.rounds) < depth:
+        return False
     outer, mine = step.rounds[:depth], at.rounds or []
-    return outer[:-1] == mine[:-1] and outer[-1].line == mine[-1].line and (
-        not same_round or outer[-1].round == mine[-1].round)
-
-
-def _ids(trace: Trace, step: Step) -> set[str]:
-    return set() if step.graph is None else {n.id for n in trace.graphs[step.graph].nodes}
+    return outer[:-1] == mine[:-1] and (outer[-1].line, outer[-1].loop_began) == (
+        mine[-1].line, mine[-1].loop_began)
 
 
 def _named(graph: Graph) -> dict[str, str]:
@@ -111,16 +107,16 @@ def _named(graph: Graph) -> dict[str, str]:
     return {name: n.id for n in graph.nodes if n.kind != "backward" for name in n.names or ()}
 
 
-def _reached(graph: Graph, start: str) -> set[str]:
+def reached(graph: Graph, start: str) -> set[str]:
     """The nodes `start` is computed from (edges run from an input to what it feeds)."""
     inputs: dict[str, list[str]] = {}
     for edge in graph.edges:
         if edge.kind == "grad":
             inputs.setdefault(edge.dst, []).append(edge.src)
-    reached, stack = {start}, [start]
+    found, stack = {start}, [start]
     while stack:
         for source in inputs.get(stack.pop(), ()):
-            if source not in reached:
-                reached.add(source)
+            if source not in found:
+                found.add(source)
                 stack.append(source)
-    return reached
+    return found

@@ -8,13 +8,16 @@ hundred thousand calls as for one of ten, and a page keeps the Curves with the r
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from html import escape
+from statistics import fmean
 
 import plotly.graph_objects as go
 
-from explorer.trace.schema import Summary
+from explorer.content.i18n import text
+from explorer.content.markdown import code_span
+from explorer.trace.schema import Call, Round, Summary
 from explorer.views.decimate import POINTS, extremes
 
 LEAVES = 10  # leaves drawn as lines of their own; the rest as one line of their largest norm
@@ -42,8 +45,6 @@ class Curves:
     norms: list[Line]  # the first LEAVES leaves, in the order they first had a gradient norm
     others: Line | None  # per call, the largest gradient norm of all the other leaves
     hidden: int  # leaves drawn only in `others`
-    first: float | None  # the first and the last loss (not only those a log scale draws)
-    last: float | None
 
     @property
     def lines(self) -> list[Line]:
@@ -68,14 +69,10 @@ def curves(losses: Iterable[Summary], names: Mapping[str, str] | None = None,
     norms: dict[str, tuple[list[int], list[float]]] = {}
     others: tuple[list[int], list[float]] = ([], [])
     hidden: set[str] = set()
-    first = last = None
     for s in losses:
-        if s.value is not None:
-            first = s.value if first is None else first
-            last = s.value
-            if s.value > 0:
-                loss[0].append(s.call)
-                loss[1].append(s.value)
+        if s.value is not None and s.value > 0:
+            loss[0].append(s.call)
+            loss[1].append(s.value)
         largest = 0.0
         for leaf, norm in s.grad_norms.items():
             line = norms.get(leaf)
@@ -97,7 +94,81 @@ def curves(losses: Iterable[Summary], names: Mapping[str, str] | None = None,
         norms=[_line((names or {}).get(leaf, leaf), *line, points)
                for leaf, line in norms.items()],
         others=_line("others", *others, points) if hidden else None,
-        hidden=len(hidden), first=first, last=last)
+        hidden=len(hidden))
+
+
+@dataclass(frozen=True)
+class Compared:
+    """Whether the loss fell: its mean over the calls at the start and over those at the end,
+    like with like (`outer`: the rounds of that loop, else the first and last `count` calls)."""
+
+    first: float
+    last: float
+    count: int  # calls at each end (in the loop's rounds: its first round's)
+    outer: Round | None = None  # the loop whose first and last rounds were compared
+
+    @property
+    def fell(self) -> bool:
+        return self.last < self.first
+
+    def said(self, lang: str) -> str:
+        """The verdict in words: "The loss fell from 1.172 to 0.336 (mean of `epoch` round 1
+        → mean of round 3)"."""
+        if self.outer is not None:
+            how = text("compared_rounds", lang, name=code_span(self.outer.name),
+                       of=self.outer.of)
+        else:
+            how = text("compared_ends" if self.count == 1 else "compared_tenths", lang,
+                       count=self.count)
+        return text("loss_fell" if self.fell else "loss_rose", lang, first=self.first,
+                    last=self.last, compared=how)
+
+
+def compared(losses: Sequence[Summary], full: Sequence[Call]) -> Compared | None:
+    """Whether the loss fell over a run (None: fewer than two losses). Minibatches and
+    accumulated gradients make neighbouring calls' losses unlike, so where every call recorded
+    in full (`full`) agrees that an outer loop of known length ran the same number of calls
+    in each of its rounds (epochs), the mean of its first round is compared with that of its
+    last; else the mean of the first tenth of the calls with that of the last tenth (for
+    fewer than twenty, the first call with the last)."""
+    values = [s.value for s in losses if s.value is not None]
+    if len(values) < 2:
+        return None
+    made = losses[-1].call  # the calls the run made (a thinned record keeps fewer)
+    if rounds := _rounds(made, full):
+        outer, per = rounds
+        first = [s.value for s in losses if s.value is not None and s.call <= per]
+        last = [s.value for s in losses if s.value is not None and s.call > made - per]
+        if first and last:
+            return Compared(fmean(first), fmean(last), per, outer)
+    count = max(1, len(values) // 10)
+    return Compared(fmean(values[:count]), fmean(values[-count:]), count)
+
+
+def _rounds(count: int, full: Sequence[Call]) -> tuple[Round, int] | None:
+    """The outermost loop of known length, more than one round, that `count` calls (numbered
+    from 1) ran in, several in each round, and how many a round: where every call in `full`
+    ran in it, in the round its number gives."""
+    around = full[0].rounds if full else None
+    level = next((i for i, r in enumerate(around or []) if r.of and r.of > 1), None)
+    if around is None or level is None:
+        return None
+    outer = around[level]
+    per, rest = divmod(count, outer.of or 1)
+    if per < 2 or rest:
+        return None
+
+    def loops(rounds: Sequence[Round]) -> list[tuple[int, int | None]]:
+        """The loops down to the outer one, with the rounds of those around it."""
+        return [(r.line, r.round) for r in rounds[:level]] + [(rounds[level].line,
+                                                               rounds[level].of)]
+
+    for call in full:
+        rounds = call.rounds or []
+        if len(rounds) <= level or loops(rounds) != loops(around) or (
+                rounds[level].round != (call.call - 1) // per + 1):
+            return None
+    return outer, per
 
 
 def _line(name: str, calls: list[int], values: list[float], points: int) -> Line:

@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from explorer.trace import Trace
-from explorer.trace.graph_view import FREED, MODIFIED, node_lines
-from explorer.trace.schema import Gradient, Graph, Variable
-from explorer.views.carried import made_before_round
+from explorer.trace.graph_view import FREED, MODIFIED, named_outputs, node_lines
+from explorer.trace.schema import Gradient, Graph, Node, Variable
+from explorer.views.carried import reached
 
 # PyTorch's words for a saved tensor changed in place: its type and shape, the node that made
 # it, and its versions. Each part can be read one way only (a repeat inside a repeat of digits
@@ -120,30 +120,35 @@ def _made_by(op: str | None, grad_fn: str | None) -> bool:
 
 
 def _freed(trace: Trace, code: str) -> Scene:
-    """The nodes whose saved values are freed and where the fix goes: in a loop, the line
-    that carries a tensor from one round to the next (`h = f(h)`: detach it there), else the
-    line that made the freed nodes before the loop; outside a loop, the first backward (the
-    step after which they were first freed: retain_graph=True there)."""
-    def freed(graph: Graph) -> tuple[str, ...]:
-        return tuple(n.id for n in graph.nodes if FREED in (n.saved or {}).values())
+    """The nodes whose saved values are freed and where the fix goes. In a loop: what carries
+    them from round to round (`_carried`); else the line before the loop that made them.
+    Elsewhere, the first backward (the step after which they were first freed:
+    retain_graph=True there)."""
+    def freed(graph: Graph) -> list[Node]:
+        return [n for n in graph.nodes if FREED in (n.saved or {}).values()]
 
+    graph = _graph(trace)
     called = trace.backward[-1].graph if trace.backward else None
-    nodes = freed(_graph(trace)) or (freed(trace.graphs[called]) if called is not None else ())
+    found = freed(graph) or (freed(trace.graphs[called]) if called is not None else [])
     last = trace.steps[-1] if trace.steps else None
-    if last is not None and last.stopped and last.rounds:  # the round's own graph: the nodes
-        older = made_before_round(trace, len(trace.steps) - 1)  # freed before it began
-        nodes = tuple(n for n in nodes if n in older) or nodes
+    began = last.rounds[-1].began if last is not None and last.stopped and last.rounds else None
+    if began is not None:  # the round's own graph: the nodes freed before it began
+        found = [n for n in found if n.seq is not None and n.seq < began] or found
+    nodes = tuple(n.id for n in found)
     said = {"nodes": _names(trace, nodes)}
     error_line = trace.error.line if trace.error else None
     loop = _loop(code, error_line)
     if loop is not None:
-        carried = _carried(loop)
+        joined = {name for name, start in named_outputs(graph).items()
+                  if reached(graph, start) & set(nodes)}
+        carried = _carried(loop, joined)
         if carried is not None:
-            name, line, kind = carried
-            return Scene(kind, nodes, line, said | {"name": name})
+            kind, line, names = carried
+            return Scene(kind, nodes, line, said | names)
         made = [node_lines(trace).get(n, (None,))[0] for n in nodes]
         before = min((m for m in made if m is not None and m < loop.lineno), default=None)
-        return Scene("freed_outside", nodes, before or error_line, said)
+        if before is not None:
+            return Scene("freed_outside", nodes, before, said)
     line = next((s.line for s in trace.steps if s.graph is not None
                  and freed(trace.graphs[s.graph])), error_line)
     return Scene("freed", nodes, line, said)
@@ -160,25 +165,61 @@ def _loop(code: str, line: int | None) -> ast.For | ast.While | None:
     return max(loops, key=lambda node: node.lineno, default=None)
 
 
-def _carried(loop: ast.For | ast.While) -> tuple[str, int, str] | None:
-    """The name the loop carries from one round to the next, and the line that carries it:
-    a name a round reads before (or as) it assigns it (`h = f(h)`; `h_prev = h` after
-    `h = f(h_prev)`; `h, c = cell(x, (h, c))`; `total += loss`), or a list from before the
-    loop that a round adds to (`losses.append(loss)`). The last such line of the body; none
-    under `torch.no_grad()`, where nothing is recorded. With the scene's kind: `freed_loop`
-    for a name, `freed_list` for a list."""
-    read: set[str] = set()  # by a round so far
+def _carried(loop: ast.For | ast.While, joined: set[str]
+             ) -> tuple[str, int, dict[str, str]] | None:
+    """What carries the freed graph from one round of `loop` to the next: the scene's kind,
+    the line where the fix goes, and the names its words need. A name among `joined` (those
+    holding a tensor joined to the freed nodes) that a round reads before it assigns it, at
+    the line that first reads it: `freed_total` where that line adds a round's value to it
+    (`total += loss`: keep a number, call backward on the round's own), else `freed_loop`
+    (`h_prev = h` before `h = f(h_prev)`; `h = f(h)`; `h, c = cell(x, (h, c))`: detach them
+    there). Else `freed_list`: a list from before the loop that a round adds to and reads
+    (`sum(losses)`). None under `torch.no_grad()`, where nothing is recorded."""
+    statements = list(_recorded(loop.body))
     assigned: set[str] = set()
-    carried = None
-    for statement in _recorded(loop.body):
-        read.update(_reads(statement))
-        kept, added = _stores(statement)
-        carrying = [(n, statement.lineno, "freed_loop") for n in kept if n in read] + [
-            (n, statement.lineno, "freed_list") for n in added if n not in assigned]
-        if carrying:
-            carried = carrying[0]
+    first_read: dict[str, ast.stmt] = {}  # a name read before the round assigned it: where
+    added: dict[str, int] = {}  # a list from before the loop a round adds to: that line
+    for statement in statements:
+        for name in _reads(statement):
+            if name not in assigned:
+                first_read.setdefault(name, statement)
+        kept, lists = _stores(statement)
+        for name in lists:
+            if name not in assigned:
+                added.setdefault(name, statement.lineno)
         assigned.update(kept)
-    return carried
+    carrying = [(statement, name) for name, statement in first_read.items()
+                if name in assigned and name in joined]
+    if carrying:
+        first = min((statement for statement, _ in carrying), key=lambda s: s.lineno)
+        names = [name for statement, name in carrying if statement is first]
+        term = _added_to(first, names[0])
+        if term is not None:
+            return "freed_total", first.lineno, {"name": names[0], "added": term}
+        return "freed_loop", first.lineno, {"name": ", ".join(names), "detached": ", ".join(
+            f"{name}.detach()" for name in names)}
+    for name, line in added.items():
+        if any(name in _reads(s) for s in statements if _stores(s)[1] != [name]):
+            return "freed_list", line, {"name": name}
+    return None
+
+
+def _added_to(statement: ast.stmt, name: str) -> str | None:
+    """What `statement` adds to `name`, as written (`total += loss`, `total = total + loss`:
+    `loss`; bracketed unless a name); None where it does not add to it."""
+    term = None
+    if isinstance(statement, ast.AugAssign) and isinstance(statement.op, ast.Add) and (
+            isinstance(statement.target, ast.Name) and statement.target.id == name):
+        term = statement.value
+    if isinstance(statement, ast.Assign) and [ast.unparse(t) for t in statement.targets] == [
+            name] and isinstance(statement.value, ast.BinOp) and isinstance(
+            statement.value.op, ast.Add):
+        left, right = statement.value.left, statement.value.right
+        term = right if isinstance(left, ast.Name) and left.id == name else (
+            left if isinstance(right, ast.Name) and right.id == name else None)
+    if term is None:
+        return None
+    return ast.unparse(term) if isinstance(term, ast.Name) else f"({ast.unparse(term)})"
 
 
 def _recorded(body: list[ast.stmt]) -> Iterator[ast.stmt]:
