@@ -89,7 +89,7 @@ def execute(code: str, *, device: str = "cpu", limits: Limits = Limits(),
     steps = _Steps(trace, namespace, out, limits, ids, Modules(), Orders(ids))
     found = plan(program.tree)
     lines = Lines(found, steps.inner, limits.line_steps, limits.line_work,
-                  LINE_SHARE * limits.time_s, frozenset(rounds), ids.now)
+                  LINE_SHARE * limits.time_s, frozenset(rounds), now=ids.now)
     namespace.update(lines.hooks())
     stopped: Where | None = None
     with warnings.catch_warnings(record=True) as caught:

@@ -237,7 +237,7 @@ class Lines:
 
     def __init__(self, found: Plan, record: Callable[[Place, Where], int], most: int,
                  work: int, seconds: float, asked: frozenset[tuple[int, int]] = frozenset(),
-                 now: Callable[[], int] = lambda: 0) -> None:
+                 *, now: Callable[[], int]) -> None:
         self.plan = found
         self.record = record
         self.now = now
