@@ -39,7 +39,8 @@ class Keeper:
 
 @dataclass(frozen=True)
 class Alive:
-    """The graph at a step: its operation nodes, and the variables that keep earlier rounds'."""
+    """The graph at a step: its operation nodes, and the variables that keep earlier rounds',
+    most first (a variable all of whose nodes one before it keeps is left out)."""
 
     nodes: int
     keepers: tuple[Keeper, ...]
@@ -53,13 +54,14 @@ def alive(trace: Trace, index: int) -> Alive | None:
     graph = trace.graphs[step.graph]
     ops = {n.id for n in graph.nodes if n.kind == "backward" and n.name != KEPT_BY_LEAF}
     born = _earlier_rounds(trace, index, graph) if step.rounds else {}
-    keepers = []
-    for name, start in _named(graph).items():
-        old = [born[node] for node in reached(graph, start) & ops if node in born]
-        if old:
-            keepers.append(Keeper(name, len(old), min(first for first, _ in old),
-                                  max(last for _, last in old)))
-    return Alive(len(ops), tuple(sorted(keepers, key=lambda k: (-k.nodes, k.name))))
+    olds = {name: reached(graph, start) & born.keys() for name, start in _named(graph).items()}
+    keepers, told = [], set()
+    for name, old in sorted(olds.items(), key=lambda item: (-len(item[1]), item[0])):
+        if old - told:  # one a keeper before it reaches wholly is not told again
+            told |= old
+            keepers.append(Keeper(name, len(old), min(born[n][0] for n in old),
+                                  max(born[n][1] for n in old)))
+    return Alive(len(ops), tuple(keepers))
 
 
 def _earlier_rounds(trace: Trace, index: int, graph: Graph) -> dict[str, tuple[int, int]]:
