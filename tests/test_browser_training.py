@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
+from explorer.content.i18n import text
 from tests.conftest import ARTIFACTS
 from tests.test_training import ADAM
 
@@ -19,7 +20,7 @@ CHART = "[data-testid='stPlotlyChart']"
 
 def _trained_and_replayed(tab: Any) -> str:
     """Wait for the loss curve and iteration 12's replay; the words of the loss's fall."""
-    fell = tab.get_by_text(re.compile(r"The loss fell from \S+ to \S+\."))
+    fell = tab.get_by_text(re.compile(r"The loss fell from \S+ to \S+ \(.+\)\."))
     expect(fell).to_be_visible(timeout=60_000)
     loss = tab.locator(CHART).first
     expect(loss.locator(".gtitle")).to_have_text("Loss")
@@ -43,11 +44,11 @@ def test_an_nn_sequential_model_with_adam_trains_and_replays(page: Any, browser:
     page.goto(f"{app_url}/Training")
     page.get_by_label("Code").fill(ADAM)
     page.get_by_role("button", name="Train").click()
-    iteration = page.get_by_role("spinbutton", name="Iteration")
+    iteration = page.get_by_role("spinbutton", name=text("backward_call", "en"))
     expect(iteration).to_have_value("30", timeout=60_000)  # the last, to begin with
     iteration.fill("12")
     iteration.press("Enter")
-    page.get_by_role("button", name="Open the backward pass of iteration 12").click()
+    page.get_by_role("button", name=text("open_iteration", "en", k=12)).click()
     said = _trained_and_replayed(page)
     page.screenshot(path=ARTIFACTS / "training-adam.png", full_page=True)
     expect(page).to_have_url(re.compile(r"[?&]opened=1"))

@@ -175,7 +175,7 @@ def iteration_pass(code: str, trace: Trace, lang: str) -> None:
     restore("k", "training.k")
     if not 1 <= st.session_state.get("training.k", 0) <= count:
         st.session_state["training.k"] = count
-    chosen = int(st.number_input(text("iteration", lang), 1, count, key="training.k"))
+    chosen = int(st.number_input(text("backward_call", lang), 1, count, key="training.k"))
     keep("k", chosen)
     clicked = st.button(text("open_iteration", lang, k=chosen), key="training.open")
     if (clicked or take("opened")) and may_run(code, lang):

@@ -176,17 +176,17 @@ def _line(name: str, calls: list[int], values: list[float], points: int) -> Line
     return Line(name, [calls[i] for i in kept], [values[i] for i in kept], len(values))
 
 
-def loss_figure(curves: Curves, title: str = "loss", axis: str = "iteration",
+def loss_figure(curves: Curves, title: str = "loss", axis: str = "backward call",
                 height: int = 300) -> go.Figure:
-    """Loss per iteration, log scale (it falls over orders of magnitude)."""
+    """Loss per backward call, log scale (it falls over orders of magnitude)."""
     fig = go.Figure(go.Scatter(x=curves.loss.calls, y=curves.loss.values, mode="lines",
                                name="loss", line={"color": "#d9480f"}))
     return _laid_out(fig, title, axis, height)
 
 
-def grad_norm_figure(curves: Curves, title: str = "gradient norms", axis: str = "iteration",
+def grad_norm_figure(curves: Curves, title: str = "gradient norms", axis: str = "backward call",
                      others: str = "the other leaves", height: int = 300) -> go.Figure:
-    """‖.grad‖ of every leaf per iteration (w1, w2 in the seed), log scale; past LEAVES
+    """‖.grad‖ of every leaf per backward call (w1, w2 in the seed), log scale; past LEAVES
     leaves, one dotted line named `others` of the largest of theirs."""
     fig = go.Figure([go.Scatter(x=line.calls, y=line.values, mode="lines",
                                 name=f"‖{escape(line.name)}.grad‖") for line in curves.norms])
