@@ -64,9 +64,10 @@ def _steps(trace: Trace, call: int) -> list[tuple[str, Any, list[Any]]]:
 
 
 def _shown(step: Step) -> dict[str, Any]:
-    """What the variables table shows of each tensor at `step`."""
+    """What the variables table shows of each tensor at `step` (not a function's repr, whose
+    address two runs need not share)."""
     return {name: (info.values, info.grad, info.grad_fn, info.requires_grad)
-            for name, info in step.variables.items()}
+            for name, info in step.variables.items() if info.kind == "tensor"}
 
 
 def test_the_lessons_program_runs_alike_in_every_language(runs: dict[str, Trace]) -> None:
