@@ -145,7 +145,8 @@ def _freed(trace: Trace, code: str) -> Scene:
         if carried is not None:
             kind, line, names = carried
             return Scene(kind, nodes, line, said | names)
-        made = [node_lines(trace).get(n, (None,))[0] for n in nodes]
+        lines = node_lines(trace)
+        made = [lines.get(n, (None,))[0] for n in nodes]
         before = min((m for m in made if m is not None and m < loop.lineno), default=None)
         if before is not None:
             return Scene("freed_outside", nodes, before, said)
@@ -175,15 +176,17 @@ def _carried(loop: ast.For | ast.While, joined: set[str]
     (`h_prev = h` before `h = f(h_prev)`; `h = f(h)`; `h, c = cell(x, (h, c))`: detach them
     there). Else `freed_list`: a list from before the loop that a round adds to and reads
     (`sum(losses)`). None under `torch.no_grad()`, where nothing is recorded."""
-    statements = list(_recorded(loop.body))
     assigned: set[str] = set()
     first_read: dict[str, ast.stmt] = {}  # a name read before the round assigned it: where
     added: dict[str, int] = {}  # a list from before the loop a round adds to: that line
-    for statement in statements:
+    read: set[str] = set()  # names a round reads, but by adding to them alone
+    for statement in _recorded(loop.body):
+        kept, lists = _stores(statement)
         for name in _reads(statement):
             if name not in assigned:
                 first_read.setdefault(name, statement)
-        kept, lists = _stores(statement)
+            if lists != [name]:
+                read.add(name)
         for name in lists:
             if name not in assigned:
                 added.setdefault(name, statement.lineno)
@@ -199,7 +202,7 @@ def _carried(loop: ast.For | ast.While, joined: set[str]
         return "freed_loop", first.lineno, {"name": ", ".join(names), "detached": ", ".join(
             f"{name}.detach()" for name in names)}
     for name, line in added.items():
-        if any(name in _reads(s) for s in statements if _stores(s)[1] != [name]):
+        if name in read:
             return "freed_list", line, {"name": name}
     return None
 
