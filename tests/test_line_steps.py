@@ -9,6 +9,7 @@ can neither reach the hooks nor make them break the run or the Trace.
 
 from __future__ import annotations
 
+import ast
 import gc
 import time
 from collections.abc import Iterator
@@ -662,6 +663,39 @@ def test_a_method_says_its_class_and_locals() -> None:
     assert steps[1].locals["x"].shape == [2] and steps[1].locals["x"].grad_fn is not None
 
 
+def test_a_return_steps_with_its_value_named_in_the_locals_and_the_graph() -> None:
+    trace = run("class Net(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                "        self.fc = torch.nn.Linear(2, 1)\n\n    def forward(self, x):\n"
+                "        return torch.relu(self.fc(x))\n\ndef pair(t):\n"
+                "    return t * 2, t.sum()\n\nnet = Net()\nfor i in range(2):\n"
+                "    out = net(torch.ones(2))\na, b = pair(out)\n")
+    assert trace.ok, trace.error
+    forward = [s for s in inner(trace) if s.line == 7]
+    assert [(rounds(s), s.calls) for s in forward] == [
+        ([(13, "i", r, 2)], ["Net.forward"]) for r in (1, 2)]
+    assert sorted(forward[0].locals) == ["return", "self", "x"]
+    assert forward[0].locals["return"].grad_fn == "ReluBackward0"
+    labels = [n.label.split("\n")[0] for n in trace.graphs[forward[0].graph].nodes]
+    assert "return" in labels and "ReluBackward0" in labels
+    (paired,) = [s for s in inner(trace) if s.line == 10]
+    assert paired.locals["return"].kind == "tuple"
+    labels = [n.label.split("\n")[0] for n in trace.graphs[paired.graph].nodes]
+    assert {"return[0]", "return[1]"} <= set(labels)
+
+
+def test_a_return_step_lets_the_value_go_as_the_function_returns() -> None:
+    # A frame that outlives its call (a traceback holds it) keeps no value the rewrite held.
+    tree = ast.parse("def f(x):\n    try:\n        1 / 0\n    except ZeroDivisionError as e:\n"
+                     "        frames.append(e.__traceback__.tb_frame)\n    return [x]\n")
+    found = lines_module.plan(tree)
+    frames: list[Any] = []
+    namespace = {"frames": frames, "__ae_line__": lambda number: None,
+                 "__ae_recursion__": RecursionError}
+    exec(compile(tree, "<planned>", "exec"), namespace)  # noqa: S102 - the test's own program
+    assert namespace["f"](1) == [1] and found.places[-1].returns
+    assert lines_module.RETURNED not in frames[0].f_locals
+
+
 def test_comprehensions_and_lambdas_are_not_frames_of_their_own() -> None:
     trace = run("def sq(v):\n    r = v * v\n    return r\n\nxs = [sq(i) for i in range(3)]\n"
                 "f = lambda t: sq(t)\nfor k in range(2):\n    y = f(k)\n")
@@ -788,7 +822,7 @@ def test_a_step_inside_a_loop_tells_its_own_output() -> None:
 def test_a_round_is_never_past_the_known_length(code: str) -> None:
     trace = run(code)
     assert trace.ok and len(inner(trace)) >= 2
-    assert all(r.of is None or r.round <= r.of for s in inner(trace) for r in s.rounds)
+    assert all(r.of is None or r.round <= r.of for s in inner(trace) for r in s.rounds or [])
 
 
 # --- 3. Hostile programs ---
@@ -810,14 +844,17 @@ def test_a_program_cannot_name_or_reach_the_hooks(code: str) -> None:
     assert trace.stdout == "" and not inner(trace)
 
 
-def test_a_global_statement_naming_a_hook_changes_nothing() -> None:
+@pytest.mark.parametrize("hook", ["__ae_line__", "__ae_returned__"])
+def test_a_global_statement_naming_a_hook_changes_nothing(hook: str) -> None:
     # `global __ae_line__` alone passes the sandbox; every use of the name is refused, so it
-    # can neither read nor bind it: the steps are as they would be without it.
-    trace = run("def f():\n    global __ae_line__\n    for i in range(2):\n        x = i\n"
+    # can neither read nor bind it: the steps are as they would be without it, and a value
+    # returned through a global of the rewrite's is returned all the same.
+    trace = run(f"def f():\n    global {hook}\n    for i in range(2):\n        x = i\n"
                 "    return x\n\nr = f()\n")
     assert trace.ok, trace.error
     assert [(s.line, rounds(s)) for s in inner(trace)] == [
-        (4, [(3, "i", 1, 2)]), (4, [(3, "i", 2, 2)])]
+        (4, [(3, "i", 1, 2)]), (4, [(3, "i", 2, 2)]), (5, [])]
+    assert trace.variables["r"].values == 1
 
 
 def test_a_program_can_neither_call_nor_replace_a_hook_through_its_namespace() -> None:

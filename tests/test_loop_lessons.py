@@ -191,7 +191,8 @@ def test_the_two_layer_lesson_cites_what_its_run_shows(
     # Round 1: the forward graph, the loss on top, backward frees it and writes w1.grad.
     (made,) = _inside(trace, forward, 1)
     before = trace.steps[trace.steps.index(made) - 1]
-    assert (before.calls, before.line) == (["MyReLU.forward"], _line(code, "save_for_backward"))
+    assert (before.calls, before.line) == (["MyReLU.forward"], _line(code, "return input.clamp"))
+    assert before.locals is not None and before.locals["return"].shape == [4, 5]
     assert _backward(trace, made) == Counter(MmBackward0=2, MyReLUBackward=1, AccumulateGrad=2)
     (lost,) = _inside(trace, loss, 1)
     nodes = _backward(trace, lost)

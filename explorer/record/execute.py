@@ -28,7 +28,7 @@ import torch
 from explorer.record.backward import FIRST, Recorder, finish
 from explorer.record.graph import Ids
 from explorer.record.graph import record as record_graph
-from explorer.record.lines import Lines, Place, Where, plan, raised, running
+from explorer.record.lines import RETURNED, Lines, Place, Where, plan, raised, running
 from explorer.record.modules import Modules
 from explorer.record.orders import Orders
 from explorer.record.snapshot import snapshot
@@ -41,6 +41,7 @@ from explorer.trace.schema import MAX_LIBRARY, Error, Summary
 
 RING_AGAIN = 0.05  # seconds after the time is up that the clock rings again, until heard
 LINE_SHARE = 0.4  # of a run's time, what the steps of lines inside statements may take
+MAX_PARTS = 16  # of a tuple or list a function returns, the tensors the graph names
 NODE_WORK = 1_000  # a graph node drawn at a step costs as much as describing this many values
 # Errors of the place and the moment, not of the program: a run that ends so may not repeat.
 UNREPEATABLE = frozenset({"TimeLimit", "MemoryLimit", "MemoryError"})
@@ -179,7 +180,7 @@ class _Steps:
     def inner(self, place: Place, where: Where) -> int:
         """The step after the line at `place` inside the statement running; what it cost:
         the tensor and array elements it described, and a thousand for each graph node."""
-        self.take(place.line, place.end_line, where, self.line)
+        self.take(place.line, place.end_line, where, self.line, returns=place.returns)
         step = self.trace.steps[-1]
         graph = self.trace.graphs[step.graph] if step.graph is not None else None
         return sum(v.numel or 0 for v in (*step.variables.values(),
@@ -187,18 +188,19 @@ class _Steps:
             graph.nodes if graph else ())
 
     def take(self, line: int, end_line: int, where: Where | None = None,
-             within: int | None = None, stopped: bool = False) -> None:
+             within: int | None = None, stopped: bool = False, returns: bool = False) -> None:
         """Step after lines `line`–`end_line`, `where` a line inside the top-level statement
-        at line `within` ran; or, `stopped`, where the run's error stopped them. The graph's
+        at line `within` ran; or, `stopped`, where the run's error stopped them; or before the
+        function `returns` the value it holds, shown as its local `return`. The graph's
         tensors are named by the variables of the function the line is in too (one whose
         name a global has as `forward.y`)."""
         cap = self.limits.value_elements
-        local = _locals(where.frame if where else None)
+        local = _locals(where.frame if where else None, returns)
         names = _user_variables(self.namespace)
         if local is not None and where is not None:
             function = where.calls[-1].rsplit(".", 1)[-1]
             names |= {name if name not in names else f"{function}.{name}": value
-                      for name, value in local.items()}
+                      for name, value in local.items()} | _parts(local.get("return"))
         graph = record_graph(names, self.ids, self.limits.graph_nodes, self.modules,
                              self.orders)
         variables = snapshot(self.namespace, cap)
@@ -225,11 +227,21 @@ def _run_step(stmt: ast.stmt, namespace: dict[str, Any], guards: Guards, steps: 
         steps.take(stmt.lineno, stmt.end_lineno or stmt.lineno)
 
 
-def _locals(frame: FrameType | None) -> dict[str, Any] | None:
-    """The variables of a function's `frame` (None for none)."""
+def _locals(frame: FrameType | None, returns: bool = False) -> dict[str, Any] | None:
+    """The variables of a function's `frame` (None for none), and the value it `returns`."""
     if frame is None:
         return None
-    return {name: value for name, value in frame.f_locals.items() if not name.startswith("__")}
+    found = frame.f_locals
+    return {name: value for name, value in found.items() if not name.startswith("__")} | (
+        {"return": found[RETURNED]} if returns and RETURNED in found else {})
+
+
+def _parts(returned: Any) -> dict[str, Any]:
+    """The tensors a function returns in a tuple or list, named for the graph (`return[0]`)."""
+    if type(returned) not in (tuple, list):  # exactly: a subclass's items are its own code
+        return {}
+    return {f"return[{i}]": value for i, value in enumerate(returned[:MAX_PARTS])
+            if isinstance(value, torch.Tensor)}
 
 
 def _user_variables(namespace: dict[str, Any]) -> dict[str, Any]:

@@ -1,7 +1,9 @@
 """Steps at the lines inside loops, blocks and the program's own functions. Runs in a worker.
 
 `plan` rewrites a checked program so that each line inside a top-level statement tells
-`Lines` when it has run (`__ae_line__(place)`), each loop when it starts
+`Lines` when it has run (`__ae_line__(place)`), a `return` before it returns (the value is
+held in `__ae_returned__` for the step to show, and let go as the function returns), each
+loop when it starts
 (`__ae_loop__(loop, iterable)`, which hands the iterable back untouched) and each round
 (`__ae_round__(loop)`). The program sees nothing of it: no value, order or line number
 changes, and the calls run none of its code. Top-level statements are stepped by
@@ -47,8 +49,10 @@ LOOPS = (ast.For, ast.While)
 BLOCKS = (*LOOPS, ast.If, ast.With, ast.Try, ast.TryStar, ast.Match)  # run statements of theirs
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 DEFINITIONS = (*FUNCTIONS, ast.ClassDef)
-# Lines after which nothing runs in their block (they jump), or that change no state.
+# Lines after which nothing runs in their block (they jump), or that change no state; a
+# `return` of a value steps before it jumps (`_Planner.returning`).
 STILL = (ast.Return, ast.Break, ast.Continue, ast.Raise, ast.Pass, ast.Global, ast.Nonlocal)
+RETURNED = "__ae_returned__"  # a function's value as it returns, for its step
 FORGET = 4_096  # loops' rounds kept before those of finished frames are dropped
 # Types whose len() runs none of the program's code.
 SIZED = (range, list, tuple, str, dict, set, frozenset, torch.Tensor, torch.Size)
@@ -62,6 +66,7 @@ class Place:
     line: int
     end_line: int
     loops: tuple[int, ...]
+    returns: bool = False  # a `return` of a value: its step shows the value
 
 
 @dataclass(frozen=True)
@@ -124,6 +129,8 @@ class _Planner:
                 out.append(statement)
             elif isinstance(statement, BLOCKS):
                 out.extend(self.compound(statement, loops))
+            elif isinstance(statement, ast.Return) and statement.value is not None:
+                out.extend(self.returning(statement, loops))
             else:
                 out.append(statement)
                 if not isinstance(statement, STILL) and not _guard(statement) and not (
@@ -157,12 +164,23 @@ class _Planner:
             case.body = self.block(case.body, loops)
         return [node]
 
-    def step(self, statement: ast.stmt, loops: tuple[int, ...]) -> ast.stmt:
+    def returning(self, statement: ast.Return, loops: tuple[int, ...]) -> list[ast.stmt]:
+        """`return value` as `__ae_returned__ = value`, the step, then `return` of it from a
+        `try` whose `finally` lets it go: the frame keeps nothing it would not have kept."""
+        held = ast.Name(RETURNED, ast.Store())
+        back = ast.Try([ast.Return(ast.Name(RETURNED, ast.Load()))], [], [],
+                       [ast.Delete([ast.Name(RETURNED, ast.Del())])])
+        return [ast.copy_location(node, statement) for node in (
+            ast.Assign([held], statement.value), self.step(statement, loops, returns=True),
+            back)]
+
+    def step(self, statement: ast.stmt, loops: tuple[int, ...], *, returns: bool = False
+             ) -> ast.stmt:
         """The call that steps after `statement`; at the recursion limit, where even that
         call cannot start, it is passed over as if it were not there."""
         number = len(self.found.places)
         self.found.places.append(Place(statement.lineno, statement.end_lineno or
-                                       statement.lineno, loops))
+                                       statement.lineno, loops, returns))
         call = ast.Expr(_call("line", number))
         passed = ast.ExceptHandler(ast.Name("__ae_recursion__", ast.Load()), None, [ast.Pass()])
         return ast.copy_location(ast.Try([call], [passed], [], []), statement)
