@@ -29,6 +29,7 @@ from explorer.safety import box
 from explorer.safety.limits import Limits
 from explorer.serve.hosting import settings
 from explorer.trace import Trace
+from explorer.trace.notes import english
 from explorer.trace.schema import json_schema
 from explorer.views.export import (
     ExportError,
@@ -177,7 +178,7 @@ def summary(name: str, trace: Trace) -> str:
         lines.append(f"error on line {error.line}: {error.type}: {error.message}")
         if error.explanation:
             lines.append(f"  {error.explanation.en}")
-    lines.extend(f"note: {note}" for note in trace.notes)
+    lines.extend(f"note: {note}" for note in english(trace.notes))
     return "\n".join(lines)
 
 

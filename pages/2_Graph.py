@@ -7,7 +7,7 @@ from explorer.ui.editor import editor_page
 from explorer.ui.graph import graph_at_step, graph_frame
 from explorer.ui.library import library_graphs
 from explorer.ui.link import publish
-from explorer.ui.steps import after_line, error_panel, trace_controls
+from explorer.ui.steps import after_line, error_panel, sampled_notes, trace_controls
 
 trace, state = editor_page("graph", "graph_page", "graph_intro")
 if trace is not None:
@@ -19,6 +19,7 @@ if trace is not None:
             picture = st.container()  # the picture, then its controls right under it
             index = trace_controls("graph.step", trace.steps, lang(), keys=True)
             caption = st.container()  # what the editor marks, once the picture says
+            sampled_notes(trace, lang())  # why the slider skips rounds
             made = graph_at_step("graph", trace, index, lang(), where=picture,
                                  code=st.session_state["graph.ran"])
             with caption:

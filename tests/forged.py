@@ -13,6 +13,8 @@ from explorer.trace import Trace
 EVIL = ("w\n\n![x](http://evil.example/x.png) [click](javascript:alert(1)) "
         "<img src=x onerror=alert(1)>")
 LINK = 'URL="javascript:alert(1)" href="javascript:alert(2)" target=_top'
+# A note is a key and numbers: a run chooses no words of one.
+NOTE = {"key": "output_dropped", "values": {"count": 1, "cap": 2}}
 # Markup markdown or HTML would act on: an image or link `](`, a tag `<img`, `<a `, `<script`.
 ACTIVE = re.compile(r"(?<!\\)(?:\]\(|<(?:img|a|script|svg|iframe)\b)", re.IGNORECASE)
 
@@ -56,7 +58,7 @@ def hostile() -> dict[str, Any]:
                             "grad": gradient(values=[EVIL])}]}
     step = {"line": 1, "end_line": 1, "output": EVIL, "variables": variables, "graph": 0}
     return forged(ok=False, stdout=EVIL, variables=variables, steps=[step], graphs=[graph],
-                  backward=[call], warnings=[EVIL], notes=[EVIL], device=EVIL,
+                  backward=[call], warnings=[EVIL], notes=[NOTE], device=EVIL,
                   library=[{"line": 1, "called": EVIL, "within": [{"transform": "vmap",
                                                                   "level": 1}],
                             "level": None, "graph": 0, "passes": 2}],

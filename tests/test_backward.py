@@ -12,6 +12,7 @@ import torch
 from explorer.content.rules import rule
 from explorer.record.execute import execute
 from explorer.trace.graph_view import view
+from explorer.trace.notes import english
 from explorer.trace.schema import Round
 from explorer.views.animation import CAPTION, MAX_FRAMES, NUMBERS, figure, frames_of
 from explorer.views.present import compact
@@ -100,6 +101,31 @@ def test_a_call_that_raised_says_so(code: str, raised: list[bool | None]) -> Non
     assert [call.raised for call in trace.backward] == raised
 
 
+CARRIED = ("W = torch.tensor([[0.5, -0.2], [0.1, 0.3]], requires_grad=True)\nh = torch.zeros(2)\n"
+           "for step in range(3):\n    h_prev = h\n    h = torch.tanh(W @ h_prev + step)\n"
+           "    h.sum().backward()\n")
+
+
+def test_the_node_a_call_stopped_at_raised_and_is_not_drawn_done() -> None:
+    trace = execute(CARRIED)  # round 2 walks back into round 1's freed graph
+    first, second = trace.backward
+    assert not any(s.raised for s in first.steps) and second.raised
+    stopped = second.steps[-1]
+    assert [s for s in second.steps if s.raised] == [stopped]
+    assert stopped.name == "TanhBackward0" and stopped.grad_inputs == []
+    assert stopped.node in {s.node for s in first.steps}  # round 1's, freed by the first call
+    shown = view(trace.graphs[second.graph])
+    chart = figure(second, positions(shown.dot), svg(shown.dot), shown.groups,
+                   at=len(second.steps) - 1, animated=False)
+    done = {(x, y) for trace_ in chart.data[:2] for x, y in zip(trace_.x, trace_.y, strict=True)}
+    box = positions(shown.dot)["nodes"][stopped.node]
+    assert len(done) == len(second.steps) - 1 and (box[0], box[1]) not in done
+    assert "TanhBackward0 raised the error" in chart.data[CAPTION].text[0]
+    # A call that fails before any node runs stops at none.
+    (refused,) = execute("x = torch.ones(3)\n(x * 2).sum().backward()\n").backward
+    assert refused.raised and not any(s.raised for s in refused.steps)
+
+
 def test_non_leaf_grad_is_none_unless_retained() -> None:
     trace = execute(SEED)
     assert trace.variables["y"].grad is None and trace.variables["x"].grad is not None
@@ -135,7 +161,7 @@ def test_a_long_training_loop_records_its_first_calls_then_ever_further_apart() 
     assert [c.call for c in trace.backward] == [*range(1, 11), 20, 40, 50]  # 50: the last
     assert trace.backward[-1].rounds == [Round(line=2, name="i", round=50, of=50, loop_began=0,
                                                previous_began=96, began=98)]  # 2 nodes a round
-    assert any("50 times" in note for note in trace.notes)
+    assert any("50 times" in note for note in english(trace.notes))
     # every call is summarised, those not recorded in full too: after call k, each of w.grad's
     # three elements is 0 + 1 + … + (k - 1)
     assert [s.value for s in trace.losses] == [3.0 * i for i in range(50)]
@@ -343,7 +369,7 @@ def test_each_step_says_it_ran_on_cuda() -> None:
 
 
 def _library_calls(code: str) -> int:
-    said = [n for n in execute(code).notes if "inside library functions" in n]
+    said = [n for n in english(execute(code).notes) if "inside library functions" in n]
     return int(said[0].split()[0]) if said else 0
 
 

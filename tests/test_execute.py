@@ -11,6 +11,7 @@ import torch
 from explorer.record.execute import execute
 from explorer.safety.limits import Limits
 from explorer.trace import Trace
+from explorer.trace.notes import english
 from tests.programs import SEED
 
 
@@ -162,7 +163,7 @@ def test_stdout_is_capped_with_a_note() -> None:
     assert trace.ok
     assert trace.stdout == "x" * cap
     printed = 10**6 + 1 + len("never shown\n")
-    assert trace.notes == [f"{printed - cap:,} more characters of output were dropped "
+    assert english(trace.notes) == [f"{printed - cap:,} more characters of output were dropped "
                            f"(the cap is {cap:,})."]
 
 

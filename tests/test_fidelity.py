@@ -13,6 +13,7 @@ from explorer.pool.worker import default_pool
 from explorer.safety.sandbox import FILENAME
 from explorer.trace import Trace
 from explorer.trace.graph_view import view
+from explorer.trace.notes import english
 from explorer.views.animation import figure
 from explorer.views.render import positions, svg
 from tests.plain import PlainRun, run_plain, without_addresses
@@ -127,14 +128,14 @@ def test_saved_tensors_packed_by_hooks_are_described_unread(
     packed = {(n.name, tuple(sorted(n.saved))) for g in trace.graphs for n in g.nodes
               if any("unpack hook" in v for v in (n.saved or {}).values())}
     assert packed == {("MulBackward0", ("other", "self"))}
-    assert any("saved-tensor hooks" in note for note in trace.notes)
+    assert any("saved-tensor hooks" in note for note in english(trace.notes))
     _, plain_graph = runs["inference-mode"]  # no hooks: nothing said
-    assert not any("saved-tensor hooks" in note for note in plain_graph.notes)
+    assert not any("saved-tensor hooks" in note for note in english(plain_graph.notes))
 
 
 def test_what_the_recorder_leaves_out_it_says(runs: dict[str, tuple[PlainRun, Trace]]) -> None:
     _, batched = runs["batched-grads"]
-    assert batched.backward == [] and any("is_grads_batched" in n for n in batched.notes)
+    assert batched.backward == [] and any("is_grads_batched" in n for n in english(batched.notes))
     _, inference = runs["inference-mode"]
     assert inference.steps[1].variables["x"].version is None  # it keeps no version
     _, own = runs["own-repr-not-run"]

@@ -17,6 +17,7 @@ from explorer.content.i18n import LANGUAGES, text
 from explorer.content.markdown import code_span
 from explorer.pool.worker import WorkerPool
 from explorer.trace import Step, Trace
+from explorer.trace.notes import english
 from explorer.ui.lessons import EDITORS
 from tests.test_loop_lessons import (
     _cites,
@@ -164,9 +165,11 @@ def test_the_lesson_cites_what_its_run_shows(runs: dict[str, Trace]) -> None:
     _cites(lesson, "1", "-1", "4")
 
     # Line 9 is a step in each of the loop's 4 rounds and in the batch's call, and nowhere
-    # inside the transforms: 5 steps in all.
-    inside = _in_loss_fn(trace)
-    assert [s.line for s in inside] == [error] * 5
+    # inside the transforms: 5 steps in all, each followed by the `return` of line 10.
+    stepped = _in_loss_fn(trace)
+    assert [s.line for s in stepped] == [error, error + 1] * 5
+    assert all("return" in s.locals for s in stepped[1::2])  # type: ignore[operator]
+    inside = stepped[::2]
     loop = _line(code, "for x, y in zip(xs, ys, strict=True):")
     assert [s.rounds[-1].round for s in inside[:4]] == [1, 2, 3, 4]  # type: ignore[index]
     assert {s.rounds[-1].line for s in inside[:4]} == {loop}  # type: ignore[index]
@@ -236,7 +239,7 @@ def test_the_lesson_cites_what_its_run_shows(runs: dict[str, Trace]) -> None:
         ("MvBackward0", [["-0.5", "-1", "1", "0.5"]], [["2", "-1"]]),
         ("AccumulateGrad", [["2", "-1"]], [])]
     # the transforms' own backward passes ran inside torch.func: said, not replayed
-    (note,) = trace.notes
+    (note,) = english(trace.notes)
     assert "inside library functions" in note and "not replayed" in note
     for lang in LANGUAGES:
         said = _said(lesson, lang)

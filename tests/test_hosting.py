@@ -32,6 +32,7 @@ from explorer.pool.worker import WorkerPool
 from explorer.safety.limits import Limits
 from explorer.serve import launch
 from explorer.serve.hosting import HOSTED, LOCAL, VARIABLE, hosted, settings
+from explorer.trace.notes import english
 from explorer.views.render import LayoutError, svg
 from explorer.views.training import STARTS, starting
 from tests.conftest import ARTIFACTS
@@ -104,7 +105,7 @@ def test_every_lesson_program_fits_the_hosted_caps(pool: WorkerPool) -> None:
              for key in STARTS]
     for key, trace in runs:
         assert trace.error is None or trace.error.type not in LIMIT_ERRORS, (key, trace.error)
-        assert not [n for n in trace.notes if "cap" in n or "Only the first" in n], key
+        assert not [n for n in english(trace.notes) if "cap" in n or "Only the first" in n], key
     # the training page's starting programs: the seed's 500 iterations
     assert all(trace.ok and len(trace.losses) == 500 for _, trace in runs[-len(STARTS):])
 

@@ -17,7 +17,7 @@ from explorer.safety.limits import Limits
 from explorer.trace import Step, Trace
 from explorer.trace.schema import MAX_UNSTEPPED, LastRound
 from explorer.trace.wire import trace_message
-from explorer.views.places import last_round
+from explorer.views.places import last_round, unstepped
 from tests.programs import WHILE
 
 LIMITS = Limits(time_s=30)
@@ -69,6 +69,30 @@ def test_a_while_loops_last_round_is_named_and_a_run_asked_for_it_steps_through_
     assert again.stdout == first.stdout == f"{_plain_x().item()}\n"
     kept = [s for s in again.steps if not (s.rounds and s.rounds[0].round == ROUNDS)]
     assert seen(kept) == seen(first.steps)
+
+
+def test_a_while_loops_last_round_is_said_to_be_unknown_until_it_ended() -> None:
+    trace = execute(WHILE, limits=LIMITS)
+    assert [unstepped(last, trace.steps, "en") for last in trace.unstepped] == [
+        f"The `while` loop at line 4 ran {ROUNDS} rounds, and its last was not stepped: a loop "
+        "that does not know its length (a `while`, a loop over a generator) is only known to "
+        "end once it has."]
+
+
+@pytest.mark.parametrize("top", [True, False], ids=["top-level", "in-a-function"])
+def test_a_loop_the_error_cut_short_is_said_to_have_raised_in_its_last_round(top: bool) -> None:
+    loop = "for i in range(100):\n    y = x * i\n    if i == 57:\n        bad = [1][2]\n"
+    code = ("x = 2\n" + loop if top else
+            "x = 2\ndef f():\n" + "".join(f"    {line}\n" for line in loop.splitlines())
+            + "    return y\nz = f()\n")
+    trace = execute(code, limits=LIMITS)
+    assert trace.error is not None and trace.error.type == "IndexError"
+    line = 2 if top else 3
+    assert trace.unstepped == [LastRound(loop=0, line=line, name="i", round=58)]
+    assert unstepped(trace.unstepped[0], trace.steps, "en") == (
+        f"The `i` loop at line {line} ran 58 rounds: the error stopped its last, round 58, whose "
+        "lines were not stepped. Step through that round to see them.")
+    assert "错误在最后一轮（第 58 轮）中抛出" in unstepped(trace.unstepped[0], trace.steps, "zh")
 
 
 def _plain_x() -> torch.Tensor:

@@ -19,6 +19,7 @@ from explorer.record.thin import fitted
 from explorer.safety.limits import Limits
 from explorer.trace import Trace
 from explorer.trace.check import BadResult, read_data
+from explorer.trace.notes import english
 from explorer.trace.schema import MAX_LIBRARY, Graph
 from explorer.trace.wire import message, parts
 from explorer.views.library import label, said
@@ -109,7 +110,7 @@ def test_each_place_a_transform_ran_backward_is_drawn_with_its_levels() -> None:
     vmapped = trace.graphs[trace.library[1].graph]
     assert [n.shape for n in vmapped.nodes if n.names == ["inputs"]] == [[3]]
     assert trace.stdout == _plain(TRANSFORMS)
-    assert any("The Graph page draws the graph they ran through" in n for n in trace.notes)
+    assert any("The Graph page draws the graph they ran through" in n for n in english(trace.notes))
 
 
 def test_the_program_sees_the_same_hooks_and_values_as_in_plain_pytorch() -> None:
@@ -147,7 +148,7 @@ def test_past_the_first_places_passes_are_counted_not_drawn() -> None:
     assert [p.line for p in trace.library] == list(range(4, 4 + MAX_LIBRARY))
     assert len({p.graph for p in trace.library}) == MAX_LIBRARY
     assert f"{more} of them are not drawn: they ran past the first {MAX_LIBRARY} places, " \
-        "or had no graph to draw." in trace.notes, trace.notes
+        "or had no graph to draw." in english(trace.notes), trace.notes
     assert trace.variables[f"d{MAX_LIBRARY + more - 1}"].values == pytest.approx(
         (MAX_LIBRARY + more + 1) * 1.5 ** (MAX_LIBRARY + more))
 
@@ -172,7 +173,7 @@ def test_thinning_the_steps_graphs_keeps_each_pass_with_its_own() -> None:
             + "".join(f"z{i} = (w + {i}){'.tanh()' * 40}.sum()\n" for i in range(6)))
     trace = execute(code)
     sent = Trace.from_json(fitted(trace, len(message(parts(trace))) // 2))
-    assert any("draw no graph" in note for note in sent.notes), sent.notes
+    assert any("draw no graph" in note for note in english(sent.notes)), sent.notes
     (made,) = sent.library
     assert {n.name for n in sent.graphs[made.graph].nodes if n.kind == "backward"} == {
         "SumBackward0", "SinBackward0", "AccumulateGrad"}

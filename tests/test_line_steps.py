@@ -27,6 +27,7 @@ from explorer.record.lines import FORGET, Plan
 from explorer.safety.limits import Limits, TimeLimit
 from explorer.safety.sandbox import FILENAME
 from explorer.trace import Trace
+from explorer.trace.notes import english
 from explorer.trace.schema import MAX_NESTING, Round
 from explorer.trace.wire import trace_message
 from tests.plain import PlainRun, run_plain, without_addresses
@@ -561,7 +562,7 @@ def test_sampling_keeps_rounds_1_to_10_then_doubling_and_the_last_when_known() -
     kept = [*range(1, 11), 20, 40, 80, 160, 200]
     assert [rounds(s) for s in inner(trace)] == [[(1, "i", r, 200)] for r in kept]
     assert [s.variables["t"].values for s in inner(trace)] == [r - 1 for r in kept]
-    (note,) = [n for n in trace.notes if "Lines inside loops" in n]
+    (note,) = [n for n in english(trace.notes) if "Lines inside loops" in n]
     assert f"{200 - len(kept)} lines ran in rounds not kept" in note
     unknown = run("n = 0\nwhile n < 200:\n    n += 1\n")
     assert [rounds(s) for s in inner(unknown)] == [
@@ -769,6 +770,21 @@ def test_a_loop_over_the_programs_own_class_has_no_known_length() -> None:
     assert trace.stdout.count("len ran") == 1  # the program's own len(b), nothing more
 
 
+def test_a_loop_over_torchs_module_containers_knows_its_length_a_generator_does_not() -> None:
+    trace = run("class Layers(torch.nn.ModuleList):\n    def __len__(self):\n"
+                "        print('len ran')\n        return 9\n\n"
+                "lin = [torch.nn.Linear(2, 2) for _ in range(3)]\n"
+                "for a in torch.nn.ModuleList(lin):\n    x = a\n"
+                "for b in torch.nn.Sequential(*lin[:2]):\n    x = b\n"
+                "for c in torch.nn.ParameterList([torch.ones(1)] * 4):\n    x = c\n"
+                "for d in Layers(lin):\n    x = d\n"
+                "for e in lin[0].parameters():\n    x = e\n")
+    assert trace.ok, trace.error
+    assert {r.name: r.of for s in inner(trace) for r in s.rounds or []} == {
+        "a": 3, "b": 2, "c": 4, "d": None, "e": None}
+    assert trace.stdout == "len ran\n"  # as the subclass was made (extend), not by the loop
+
+
 def test_an_error_in_round_37_stops_with_that_round_and_the_state_there() -> None:
     code = ("def f(k):\n    total = 0\n    for i in range(50):\n        total += i\n"
             "        if i == 36:\n            bad = [1][k]\n    return total\n\n"
@@ -800,7 +816,7 @@ def test_the_line_steps_cap_holds_and_the_note_says_what_was_left_out() -> None:
     assert trace.ok and trace.stdout == "4\n"
     assert len(inner(trace)) == 7
     assert [s.line for s in trace.steps if s.within is None] == [1, 5]
-    (note,) = [n for n in trace.notes if "Lines inside loops" in n]
+    (note,) = [n for n in english(trace.notes) if "Lines inside loops" in n]
     assert "8 lines ran after the first 7 inner steps" in note
     round_trips(trace)
 
@@ -945,7 +961,7 @@ def test_a_huge_loop_body_is_capped_and_valid() -> None:
     trace = run("for i in range(3):\n" + body + "print(a)\n")
     assert trace.ok and trace.stdout == "3001\n"
     assert len(inner(trace)) == Limits().line_steps
-    (note,) = [n for n in trace.notes if "Lines inside loops" in n]
+    (note,) = [n for n in english(trace.notes) if "Lines inside loops" in n]
     assert f"{3 * 3_000 - Limits().line_steps:,} lines ran after the first" in note
     round_trips(trace)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from explorer.record.execute import execute
 from explorer.trace import Step
-from explorer.trace.schema import Round
+from explorer.trace.schema import LastRound, Round
 from explorer.views import places
 
 
@@ -57,6 +57,19 @@ def test_where_the_error_stopped_a_line_is_said_so() -> None:
     stopped = step(21, ("j", 1, 2), stopped=True)
     assert places.headline(stopped, "en") == "State where the error stopped line 21"
     assert places.headline(stopped, "zh") == "第 21 行出错停下时的状态"
+
+
+def test_a_loops_unstepped_last_round_is_said_raised_only_where_the_error_stopped_it() -> None:
+    last = LastRound(loop=1, line=11, name="j", round=58)
+    cut = [*RUN[:2], step(21, ("epoch", 1, 2), ("j", 58, 100), stopped=True)]
+    assert places.raised_in(cut, 11) and places.raised_in(cut, 10)
+    assert places.unstepped(last, cut, "en").endswith(
+        "the error stopped its last, round 58, whose lines were not stepped. Step through that "
+        "round to see them.")
+    assert "错误在最后一轮（第 58 轮）中抛出" in places.unstepped(last, cut, "zh")
+    for steps in (RUN, [*RUN, step(30, stopped=True)], []):  # ended, or stopped outside it
+        assert not places.raised_in(steps, 11)
+        assert "does not know its length" in places.unstepped(last, steps, "en")
 
 
 def test_folded_the_learner_steps_over_top_level_statements_and_the_error() -> None:

@@ -30,6 +30,7 @@ from explorer.safety.guards import Guards, Output
 from explorer.safety.limits import Limits, LoopLimit
 from explorer.safety.sandbox import Refused
 from explorer.trace import Trace, wire
+from explorer.trace.notes import english
 
 LIMITS = Limits(time_s=2)
 
@@ -124,6 +125,21 @@ def test_the_allowed_imports() -> None:
         "print(torch.__version__)\n"
     )
     assert trace.stdout == f"[0.0, 2.0] 4.0 6\nTrue True\n{torch.__version__}\n"
+
+
+def test_an_import_of_several_names_is_one_statement_and_one_step() -> None:
+    code = ("from math import sin, cos, tan\nimport math, random as r\n"
+            "from torch.utils.data import TensorDataset, DataLoader\n"
+            "def f():\n    from torch import nn, optim\n    return nn.Linear, optim.SGD\n"
+            "print(f() == (torch.nn.Linear, torch.optim.SGD), tan(0), 0 <= r.random() < math.pi,"
+            " DataLoader is torch.utils.data.DataLoader)\n")
+    assert len(sandbox.prepare(code).tree.body) == 5
+    trace = ok(code)
+    assert [s.line for s in trace.steps] == [1, 2, 3, 4, 5, 6, 7]
+    assert trace.stdout == "True 0.0 True True\n"
+    assert set(trace.steps[0].variables) == {"sin", "cos", "tan"}
+    error = run("from torch import nn, os").error
+    assert error is not None and "the module `os`" in error.message
 
 
 def test_numpy_reductions() -> None:
@@ -403,7 +419,7 @@ def test_the_rewrite_routes_loops_through_the_guards() -> None:
 def test_full_width_punctuation_is_read_as_ascii() -> None:
     trace = ok("x = torch.rand（5,3)\n")
     assert trace.variables["x"].shape == [5, 3]
-    assert any("Full-width" in note for note in trace.notes)
+    assert any("Full-width" in note for note in english(trace.notes))
 
 
 def test_ascii_program_has_no_notes() -> None:

@@ -141,3 +141,16 @@ def test_a_forged_message_names_no_scene_it_cannot_back_and_never_breaks(message
                                                      "line": 99}})
     found = scene(trace, "x = 1\n" * 3)
     assert found is None or (found.line in (None, 99) and not found.nodes), found
+
+
+
+def test_a_long_freed_chain_names_each_op_once_with_its_count() -> None:
+    code = ("w = torch.tensor(0.5, requires_grad=True)\nh = torch.zeros(1)\n"
+            "for i in range(60):\n    h = torch.sigmoid(w * h + 1)\n"
+            "    if i >= 56:\n        h.sum().backward()\n")
+    trace = execute(code)
+    found = scene(trace, code)
+    assert found is not None and len(found.nodes) > 100, found
+    said = [part.rsplit(" ×", 1) for part in found.said["nodes"].split(", ")]
+    assert len({part[0] for part in said}) == len(said) <= 3  # Sigmoid, Mul, Add: once each
+    assert sum(int(part[1]) if len(part) == 2 else 1 for part in said) == len(found.nodes)

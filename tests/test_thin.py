@@ -17,6 +17,7 @@ from explorer.record.execute import execute
 from explorer.record.thin import LEVELS, fitted
 from explorer.safety.limits import Limits
 from explorer.trace import Trace
+from explorer.trace.notes import english, said_part
 from explorer.trace.wire import MAX_RESULT_BYTES, trace_message
 from tests.plain import run_plain
 
@@ -47,7 +48,8 @@ def test_a_record_over_budget_comes_back_thinned_with_all_a_visitor_came_for(
     assert trace.stdout == plain.stdout and trace.stdout.count("step") == 6
     assert (trace.error.type, trace.error.message, trace.error.line) == (
         plain.result["type"], plain.result["message"], plain.result["line"])
-    assert "thinned" in " ".join(trace.notes) and len(trace_message(trace)) <= MAX_RESULT_BYTES
+    assert "thinned" in " ".join(english(trace.notes))
+    assert len(trace_message(trace)) <= MAX_RESULT_BYTES
     last = _here(trace.variables)
     assert _here(trace.steps[-1].variables) == last == _here(whole.variables)  # the last state
     assert trace.graph == whole.graph and trace.backward == whole.backward
@@ -118,7 +120,7 @@ def _thinned(trace: Trace, budget: int) -> list[str]:
     assert Trace.from_json(message) == trace  # what is said is what is sent
     assert (trace.stdout, trace.error, trace.graph) == (whole.stdout, whole.error, whole.graph)
     assert [(s.line, s.output) for s in trace.steps] == [(s.line, s.output) for s in whole.steps]
-    notes = [n for n in trace.notes if "thinned" in n]
+    notes = [n for n in english(trace.notes) if "thinned" in n]
     if not notes:
         assert trace == whole and len(message) <= budget
         return []
@@ -152,7 +154,7 @@ def test_what_makes_a_record_big_is_what_is_thinned_and_the_rest_is_kept(whole: 
 def test_a_budget_nothing_fits_takes_every_level(whole: Trace) -> None:
     in_order = copy.deepcopy(whole)
     assert sorted(_thinned(copy.deepcopy(whole), 1)) == sorted(
-        level(in_order) for level, _, _ in LEVELS)
+        said_part(level(in_order), "en") for level, _, _ in LEVELS)
 
 
 def test_a_budget_nothing_fits_still_keeps_the_output_the_error_and_the_last_state(

@@ -39,15 +39,39 @@ def test_a_calls_timeline_holds_only_the_statements_of_its_own_graph(pool: Worke
     assert [trace.steps[b.step].line for b in second.built] == [4, 5, 6]
 
 
-def test_nodes_made_and_freed_inside_a_statement_belong_to_its_last_builder(
+def test_nodes_no_step_held_belong_to_the_statement_that_called_backward(
         pool: WorkerPool) -> None:
-    trace = pool.run("w = torch.ones(3, requires_grad=True)\n"
-                     "def loss(v):\n    return (v.sin() * 2).sum()\n"
-                     "loss(w).backward()\n")
-    call = trace.backward[-1]
+    trace = pool.run("x = torch.ones(2, requires_grad=True)\ny = x * 2\ny.sum().backward()\n")
+    (call,) = trace.backward
     line = timeline(trace, call)
     nodes = set(animation_view(trace, call).nodes)
-    assert line.built and line.made(len(line.built) - 1) == nodes
+    names = {n.id: n.name for n in trace.graphs[call.graph].nodes}
+    assert [trace.steps[b.step].line for b in line.built] == [1, 2, 3]
+    assert "SumBackward0" in {names.get(n) for n in line.built[-1].added}
+    assert "SumBackward0" not in {names.get(n) for n in line.built[1].added}
+    assert line.made(len(line.built) - 1) == nodes
+
+
+def test_a_call_in_a_round_not_stepped_is_built_by_no_step_after_it(pool: WorkerPool) -> None:
+    trace = pool.run("w = torch.tensor(0.5, requires_grad=True)\nh = torch.zeros(1)\n"
+                     "for i in range(40):\n    h = torch.sigmoid(w * h + 1)\n"
+                     "    if i == 25:\n        h.sum().backward()\n"
+                     "    if i == 26:\n        h.sum().backward()\n")
+    first = trace.backward[0]  # in round 26: not stepped, as rounds 11–19 and 21–25 are not
+    assert [r.round for r in first.rounds] == [26] and first.after is not None
+    line = timeline(trace, first)
+    assert all(b.step is None or b.step < first.after for b in line.built)
+    assert line.built[-1].step is None  # rounds 21–26 made these: no step shows them
+    seq = {n.id: n.seq for n in trace.graphs[first.graph].nodes}
+    stepped = 0
+    for before, built in zip(line.built, line.built[1:], strict=False):
+        rounds = trace.steps[built.step].rounds if built.step is not None else None
+        if rounds and rounds[-1].round > 10:  # round 11 not stepped: its nodes come first
+            assert before.step is None and all(
+                seq[n] is None or seq[n] >= rounds[-1].began for n in built.added)
+            stepped += 1
+    assert stepped == 1  # round 20
+    assert line.made(len(line.built) - 1) == set(animation_view(trace, first).nodes)
 
 
 def test_the_growing_picture_veils_what_is_not_made_and_outlines_what_is_new(

@@ -54,7 +54,7 @@ def measure_lessons(pool: WorkerPool, runs: int) -> list[Lesson]:
             path.stem, code, len(ast.parse(code).body), statistics.median(times),
             trace.error.type if trace.error else None, len(trace_message(trace)),
             len(json.dumps(here.to_dict(), ensure_ascii=False, default=str).encode()),
-            any("thinned" in note for note in trace.notes)))
+            any(note.key == "thinned" for note in trace.notes)))
     return lessons
 
 

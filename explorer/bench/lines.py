@@ -203,6 +203,7 @@ def weigh(name: str, trace: object, run_s: float) -> Record:
     """`trace`'s answer whole, then fitted to what a run may send (timed)."""
     from explorer.record.thin import fitted
     from explorer.trace import Trace
+    from explorer.trace.notes import said_part
     from explorer.trace.wire import trace_message
 
     assert isinstance(trace, Trace)
@@ -210,8 +211,8 @@ def weigh(name: str, trace: object, run_s: float) -> Record:
     started = time.perf_counter()
     sent = len(fitted(trace))
     fit_s = time.perf_counter() - started
-    note = next((n for n in trace.notes if "so it was thinned" in n), "")
-    went = note.split(": ", 1)[1].rstrip(".").split("; ") if note else []
+    note = next((n for n in trace.notes if n.key == "thinned"), None)
+    went = [said_part(part, "en") for part in note.parts] if note else []
     return Record(name, len(trace.steps), whole, sent, went, run_s, fit_s,
                   trace.error.type if trace.error else None)
 

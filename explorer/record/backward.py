@@ -64,8 +64,10 @@ class Recorder:
                  progress: Callable[[Summary], None] | None = None,
                  rounds: Callable[[], list[Round]] = list,
                  orders: Orders | None = None,
-                 last_or_asked: Callable[[], bool] = lambda: False) -> None:
+                 last_or_asked: Callable[[], bool] = lambda: False,
+                 made: Callable[[], int] | None = None) -> None:
         self.variables = variables
+        self.made = made  # how many steps the run has made so far
         self.rounds = rounds  # the loops around the program's line that is calling
         self.last_or_asked = last_or_asked  # whether that line is in a loop's round asked for,
         # or in the last round of every loop around it
@@ -82,6 +84,7 @@ class Recorder:
         self.count = 0
         self._busy = False
         self._names: dict[int, list[str]] = {}
+        self._running: EngineStep | None = None  # the node the engine has started, not ended
         self._norms: dict[str, float] = {}  # the call's leaves' gradient norms, by name
         self._told = 0.0
         self.batched = 0  # calls on gradients batched by vmap: run, not replayed
@@ -148,6 +151,7 @@ class Recorder:
                 self._keep(call, False)
         if full:
             self._draw(call, roots, vector)
+        self._running = None
         with ExitStack() as hooks:
             if full or create_graph:
                 self._hook(roots, call, hooks, full, create_graph)
@@ -159,6 +163,8 @@ class Recorder:
                 return result
             except BaseException:
                 call.raised = True
+                if self._running is not None:  # the node it stopped at: it never ended
+                    self._running.raised = True
                 raise
             finally:
                 if not full and kind == "backward":  # grad() writes no .grad
@@ -178,6 +184,7 @@ class Recorder:
                 self.graphs.append(graph)
             call.graph = len(self.graphs) - 1
         call.rounds = self.rounds() or None
+        call.after = self.made() if self.made else None
         call.roots = [self.ids.of_tensor(r) for r in roots]  # output nodes of the graph
         call.root = call.roots[0] if call.roots else None
         call.vector = _vector(roots, vector)
@@ -248,9 +255,10 @@ class Recorder:
                 with suppress(Exception):  # a hook must never raise
                     self.orders.reached(node, grad_outputs, call.call)
             if full:
-                call.steps.append(EngineStep(node=sid, name=type(node).__name__,
-                                             grad_outputs=[_grad(g) for g in grad_outputs],
-                                             grad_inputs=[]))
+                self._running = EngineStep(node=sid, name=type(node).__name__,
+                                           grad_outputs=[_grad(g) for g in grad_outputs],
+                                           grad_inputs=[])
+                call.steps.append(self._running)
 
         def after(grad_inputs: tuple[Any, ...], grad_outputs: tuple[Any, ...]) -> None:
             if create_graph:
@@ -259,6 +267,7 @@ class Recorder:
             if full:
                 call.steps[-1].grad_inputs = [_grad(g, to) for g, to in
                                               zip(grad_inputs, targets, strict=False)]
+                self._running = None
 
         return before, after
 

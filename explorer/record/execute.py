@@ -37,7 +37,7 @@ from explorer.safety.guards import Guards, Output, names_a_date, unrepeatable_re
 from explorer.safety.limits import LimitExceeded, Limits, TimeLimit, memory_message, time_message
 from explorer.safety.sandbox import FILENAME
 from explorer.trace import Step, Trace, error_info, failure
-from explorer.trace.schema import MAX_LIBRARY, Error, Summary
+from explorer.trace.schema import MAX_LIBRARY, Error, Note, Summary
 
 RING_AGAIN = 0.05  # seconds after the time is up that the clock rings again, until heard
 LINE_SHARE = 0.4  # of a run's time, what the steps of lines inside statements may take
@@ -100,7 +100,8 @@ def execute(code: str, *, device: str = "cpu", limits: Limits = Limits(),
             recorder = Recorder(lambda: _user_variables(namespace), steps.ids, steps.modules,
                                 trace.graphs, limits.graph_nodes, keep, progress,
                                 lambda: lines.where(running(sys._getframe())).rounds,
-                                steps.orders, lines.in_last_or_asked)
+                                steps.orders, lines.in_last_or_asked,
+                                lambda: len(trace.steps))
             with _clock(limits), recorder.install(), steps.modules.install(), lines.install():
                 for stmt in program.tree.body:
                     steps.line = stmt.lineno
@@ -117,34 +118,26 @@ def execute(code: str, *, device: str = "cpu", limits: Limits = Limits(),
     packed = any(graph.packed for graph in trace.graphs)
     trace.keep_shown_graphs()  # a training loop draws one per call, most calls not kept
     if recorder.count > len(recorder.calls):
-        trace.notes.append(f"The program ran backward {recorder.count:,} times. Every call's "
-                           f"loss and gradient norms are kept, and {len(recorder.calls)} calls are "
-                           f"recorded in full: the first {FIRST}, then calls {2 * FIRST}, "
-                           f"{4 * FIRST}, {8 * FIRST}… (twice as far apart each time), and those "
-                           "of the very last round where the loops' lengths are known.")
+        trace.notes.append(Note(key="backward_calls", values={
+            "count": recorder.count, "kept": len(recorder.calls), "first": FIRST,
+            "doubled": 2 * FIRST, "quadrupled": 4 * FIRST, "octupled": 8 * FIRST}))
     if recorder.library:
-        trace.notes.append(f"{recorder.library:,} backward call(s) made inside library functions "
-                           "(torch.func's transforms, torch.autograd.functional, gradcheck…) ran "
-                           "as usual but are not replayed: only the program's own calls are. "
-                           "The Graph page draws the graph they ran through.")
+        trace.notes.append(Note(key="library_calls", values={"count": recorder.library}))
     if recorder.passes.undrawn:
-        trace.notes.append(f"{recorder.passes.undrawn:,} of them are not drawn: they ran past "
-                           f"the first {MAX_LIBRARY} places, or had no graph to draw.")
+        trace.notes.append(Note(key="library_undrawn", values={
+            "count": recorder.passes.undrawn, "places": MAX_LIBRARY}))
     if recorder.batched:
-        trace.notes.append(f"{recorder.batched:,} backward call(s) on gradients batched by vmap "
-                           "(is_grads_batched=True, torch.func.vmap) ran as usual but are not "
-                           "replayed: batched tensors are left untouched.")
+        trace.notes.append(Note(key="batched_calls", values={"count": recorder.batched}))
     if packed:
-        trace.notes.append("The program's saved-tensor hooks packed tensors the graph would "
-                           "show: they are not read, as that would call its unpack hook.")
+        trace.notes.append(Note(key="packed"))
     if steps.top >= limits.steps:
-        trace.notes.append(f"Only the first {limits.steps} statements were recorded step by step.")
+        trace.notes.append(Note(key="statements", values={"steps": limits.steps}))
     if said := lines.note():
         trace.notes.append(said)
     trace.stdout = out.getvalue()
     if out.dropped:
-        trace.notes.append(f"{out.dropped:,} more characters of output were dropped "
-                           f"(the cap is {limits.output_chars:,}).")
+        trace.notes.append(Note(key="output_dropped", values={
+            "count": out.dropped, "cap": limits.output_chars}))
     trace.warnings = _warnings(caught)
     complete = trace.ok and steps.top == len(program.tree.body)
     try:  # a big module's repr takes time (never the program's own): on the clock, limits and all
@@ -154,7 +147,7 @@ def execute(code: str, *, device: str = "cpu", limits: Limits = Limits(),
             trace.variables = trace.steps[-1].variables if trace.steps and (
                 complete or stopped) else snapshot(namespace, limits.value_elements)
     except BaseException:  # noqa: BLE001 - state after a memory error may not be describable
-        trace.notes.append("The variables could not be described after the error.")
+        trace.notes.append(Note(key="undescribed"))
     trace.elapsed_ms = (time.perf_counter() - started) * 1000
     trace.repeatable = (seed is not None and unrepeatable_reached() == reached
                         and not (trace.error and trace.error.type in UNREPEATABLE)

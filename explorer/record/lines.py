@@ -12,9 +12,10 @@ innermost loop around it (in its function, else in those that called it) is in a
 A loop's rounds are counted over the whole run, in every frame and every run of the loop, so
 that nested loops sample together, as backward calls do: the first ten, then rounds 20, 40,
 80…, and the very last round where every loop around it knows its length before it runs (a
-range, a sequence, a tensor, a DataLoader of torch's own datasets). Where one does not (a
-`while`, a generator), the last round is only known once it has run: `unstepped` names it, and
-a run asked for it (`asked`, the same program again) steps through it.
+range, a sequence, a tensor, an nn.ModuleList, a DataLoader of torch's own datasets). Where
+one does not (a `while`, a generator), the last round is only known once it has run:
+`unstepped` names it, and a run asked for it (`asked`, the same program again) steps through
+it.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ from torch.utils.data.dataloader import _BaseDataLoaderIter
 
 from explorer.record.backward import kept
 from explorer.safety.sandbox import FILENAME
-from explorer.trace.schema import MAX_NESTING, MAX_UNSTEPPED, LastRound, Round
+from explorer.trace.schema import MAX_NESTING, MAX_UNSTEPPED, LastRound, Note, Part, Round
 
 LOOPS = (ast.For, ast.While)
 BLOCKS = (*LOOPS, ast.If, ast.With, ast.Try, ast.TryStar, ast.Match)  # run statements of theirs
@@ -54,8 +55,10 @@ DEFINITIONS = (*FUNCTIONS, ast.ClassDef)
 STILL = (ast.Return, ast.Break, ast.Continue, ast.Raise, ast.Pass, ast.Global, ast.Nonlocal)
 RETURNED = "__ae_returned__"  # a function's value as it returns, for its step
 FORGET = 4_096  # loops' rounds kept before those of finished frames are dropped
-# Types whose len() runs none of the program's code.
-SIZED = (range, list, tuple, str, dict, set, frozenset, torch.Tensor, torch.Size)
+# Types whose len() runs none of the program's code (exactly these: a subclass's may be the
+# program's), each walked in as many rounds: torch's module containers too.
+SIZED = (range, list, tuple, str, dict, set, frozenset, torch.Tensor, torch.Size,
+         torch.nn.ModuleList, torch.nn.Sequential, torch.nn.ParameterList)
 
 
 @dataclass(frozen=True)
@@ -446,23 +449,18 @@ class Lines:
                      loop_began=here.loop_began, previous_began=here.previous,
                      began=here.began)
 
-    def note(self) -> str | None:
-        """What was left out, in words; None if nothing was."""
-        said = []
+    def note(self) -> Note | None:
+        """What was left out, as a note; None if nothing was."""
+        parts = []
         if self.passed:
-            said.append(f"{self.passed:,} lines ran in rounds not kept (counted over the "
-                        "run, nested loops together: the first ten, then rounds 20, 40, 80… "
-                        "as backward calls are, and the very last where the lengths are known)")
+            parts.append(Part(key="lines_passed", values={"count": self.passed}))
         if self.over:
-            said.append(f"{self.over:,} lines ran after the first {self.made:,} inner steps "
-                        f"(at most {self.most:,} are kept, and fewer where the program's "
-                        "tensors are big, as each step describes them all, or where they took "
-                        f"{self.seconds:g} s)")
+            parts.append(Part(key="lines_over", values={
+                "count": self.over, "made": self.made, "most": self.most,
+                "seconds": self.seconds}))
         if self.failed:
-            said.append(f"{self.failed:,} steps could not be described (a deep recursion "
-                        "leaves no room)")
-        return None if not said else ("Lines inside loops and functions are steps of their "
-                                      f"own; not recorded: {'; '.join(said)}.")
+            parts.append(Part(key="lines_failed", values={"count": self.failed}))
+        return Note(key="lines", parts=parts) if parts else None
 
 
 def running(frame: FrameType | None) -> list[tuple[FrameType, int]]:
@@ -502,8 +500,9 @@ def _transformed() -> bool:
 
 def _length(iterable: Any) -> int | None:
     """How many rounds a `for` over `iterable` runs, where that is known without running the
-    program's code: a sized builtin or tensor, a builtin iterator over one (`enumerate`,
-    `zip` of them), or a DataLoader (or its iterator) of torch's own parts."""
+    program's code: a sized builtin, tensor or module container (`nn.ModuleList`), a builtin
+    iterator over one (`enumerate`, `zip` of them), or a DataLoader (or its iterator) of
+    torch's own parts. A generator (`model.parameters()`) has none."""
     kind = type(iterable)
     try:
         if kind in (enumerate, zip):  # their reduce names what they walk, running nothing

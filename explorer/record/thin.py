@@ -18,7 +18,7 @@ from typing import Any
 from msgspec.structs import replace
 
 from explorer.trace import Step, Trace
-from explorer.trace.schema import Variable
+from explorer.trace.schema import Note, Part, Variable
 from explorer.trace.wire import MAX_RESULT_BYTES, message, parts
 
 Variables = dict[str, Variable]
@@ -37,7 +37,7 @@ def fitted(trace: Trace, budget: int = MAX_RESULT_BYTES) -> bytes:
     if len(sent) <= budget:
         return sent
     sizes = {name: _size(text) for name, text in texts.items()}
-    said: list[str] = []
+    said: list[Part] = []
     left = list(LEVELS)
     for choosy in (True, False):
         for entry in list(left):
@@ -52,9 +52,8 @@ def fitted(trace: Trace, budget: int = MAX_RESULT_BYTES) -> bytes:
                 said.append(what)
                 texts |= parts(trace, fields)
                 sizes |= {name: _size(texts[name]) for name in fields}
-    trace.notes.append(f"The run's record came to {_mib(len(sent))}, more than the "
-                       f"{_mib(budget)} a run may send back, so it was thinned to "
-                       f"{_mib(sum(sizes.values()))}: {'; '.join(said)}.")
+    trace.notes.append(Note(key="thinned", parts=said, values={
+        "sent": _mib(len(sent)), "budget": _mib(budget), "thinned": _mib(sum(sizes.values()))}))
     return message(texts | parts(trace, frozenset({"notes"})))
 
 
@@ -64,17 +63,16 @@ def _size(text: bytes) -> int:
 
 
 # Each level thins a Trace in place and says what it took, or None if it had nothing to take.
-Level = Callable[[Trace], str | None]
+Level = Callable[[Trace], Part | None]
 
 
-def _fewer_summaries(trace: Trace) -> str | None:
+def _fewer_summaries(trace: Trace) -> Part | None:
     calls, apart = len(trace.losses), len(trace.losses) / POINTS
     if calls <= POINTS:
         return None
     trace.losses[:] = [trace.losses[round(k * apart)] for k in range(POINTS - 1)] + [
         trace.losses[-1]]
-    return (f"the loss and gradient norms are kept for {POINTS:,} of the {calls:,} backward "
-            "calls, evenly apart, the first and the last among them")
+    return Part(key="fewer_summaries", values={"points": POINTS, "calls": calls})
 
 
 def _older(trace: Trace) -> list[Step]:
@@ -88,19 +86,18 @@ def _kept(trace: Trace) -> list[Step]:
 
 
 def _older_values(cap: int) -> Level:
-    def thin(trace: Trace) -> str | None:
+    def thin(trace: Trace) -> Part | None:
         cut = [(step, _cut(step.variables, cap), _cut_locals(step.locals, cap))
                for step in _older(trace)]
         if all(v is s.variables and x is s.locals for s, v, x in cut):
             return None
         for step, variables, local in cut:
             step.variables, step.locals = variables, local
-        return (f"in the steps before the last, tensors and arrays keep their first {cap} "
-                "values and the norm of all of them")
+        return Part(key="older_values", values={"cap": cap})
     return thin
 
 
-def _older_graphs(trace: Trace) -> str | None:
+def _older_graphs(trace: Trace) -> Part | None:
     shown = {step.graph for step in _kept(trace)}
     older = [step for step in _older(trace) if step.graph not in (None, *shown)]
     if not older:
@@ -108,27 +105,27 @@ def _older_graphs(trace: Trace) -> str | None:
     for step in older:
         step.graph = None
     trace.keep_shown_graphs()
-    return "the steps before the last draw no graph"
+    return Part(key="older_graphs")
 
 
-def _older_calls(trace: Trace) -> str | None:
+def _older_calls(trace: Trace) -> Part | None:
     if len(trace.backward) < 2:
         return None
     trace.backward[:-1] = []
     trace.keep_shown_graphs()
-    return "only the last backward call recorded in full is replayed"
+    return Part(key="older_calls")
 
 
-def _older_variables(trace: Trace) -> str | None:
+def _older_variables(trace: Trace) -> Part | None:
     older = _older(trace)
     if not any(step.variables or step.locals for step in older):
         return None
     for step in older:  # a step in a function stays one: its locals `{}`, not None
         step.variables, step.locals = {}, None if step.locals is None else {}
-    return "the steps before the last keep their line and output, not their variables"
+    return Part(key="older_variables")
 
 
-def _last_values(trace: Trace) -> str | None:
+def _last_values(trace: Trace) -> Part | None:
     kept = _kept(trace)
     cut = _cut(trace.variables, 10)
     if cut is trace.variables and all(_cut(s.variables, 10) is s.variables and _cut_locals(
@@ -138,10 +135,10 @@ def _last_values(trace: Trace) -> str | None:
         step.variables = cut if step.variables is trace.variables else _cut(step.variables, 10)
         step.locals = _cut_locals(step.locals, 10)
     trace.variables = cut
-    return "the last state's tensors and arrays keep their first 10 values"
+    return Part(key="last_values")
 
 
-def _last_call_values(trace: Trace) -> str | None:
+def _last_call_values(trace: Trace) -> Part | None:
     cut = False
     for call in trace.backward:
         grads = [g for step in call.steps for g in (*step.grad_outputs, *step.grad_inputs)]
@@ -149,7 +146,7 @@ def _last_call_values(trace: Trace) -> str | None:
         for grad in grads:
             if grad is not None and isinstance(grad.values, list) and _count(grad.values) > 10:
                 grad.values, grad.truncated, cut = _leading(grad.values, 10), True, True
-    return "the replayed gradients keep their first 10 values and their norm" if cut else None
+    return Part(key="last_call_values") if cut else None
 
 
 # A level that drops graphs renumbers them: what refers to them is written anew.
@@ -235,5 +232,5 @@ def _flat(values: Any) -> Iterator[Any]:
         yield values
 
 
-def _mib(size: int) -> str:
-    return f"{size / 2**20:,.1f} MiB"
+def _mib(size: int) -> float:
+    return size / 2**20

@@ -13,6 +13,8 @@ import ast
 import re
 from dataclasses import dataclass, field
 
+from explorer.trace.schema import Note
+
 FILENAME = "<program>"  # the file name a program is parsed and compiled under
 USER_MODULE = "__main__"  # a program's `__name__`, and its classes' `__module__`
 
@@ -128,7 +130,7 @@ class Program:
     """A checked and rewritten program, ready to run statement by statement."""
 
     tree: ast.Module
-    notes: list[str] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
 
 
 def prepare(code: str) -> Program:
@@ -136,12 +138,12 @@ def prepare(code: str) -> Program:
     if len(code) > MAX_CODE_CHARS:
         raise Refused(None, f"the program has {len(code):,} characters; a program here may "
                             f"have at most {MAX_CODE_CHARS:,}")
-    notes: list[str] = []
+    notes: list[Note] = []
     try:
         tree = _parse(code)
     except SyntaxError as error:
         tree = _parse_full_width(code, error)
-        notes.append("Full-width punctuation such as （ ） ， ： was read as ( ) , :")
+        notes.append(Note(key="full_width"))  # （ ） ， ： read as ( ) , :
     _Checker().visit(tree)
     tree = ast.fix_missing_locations(_Rewriter().visit(tree))
     return Program(tree, notes)
@@ -353,25 +355,33 @@ class _Rewriter(ast.NodeTransformer):
             node.value = ast.copy_location(_call("operand", op, node.value), node.value)
         return node
 
-    def visit_Import(self, node: ast.Import) -> list[ast.stmt]:
-        out = []
+    def visit_Import(self, node: ast.Import) -> ast.stmt:
+        names, values = [], []
         for alias in node.names:
             # `import torch.nn.functional` binds `torch`; `... as F` binds the submodule.
             module = alias.name if alias.asname else alias.name.split(".")[0]
-            target = alias.asname or module
-            value = _call("import", ast.Constant(module))
-            out.append(ast.copy_location(ast.Assign([ast.Name(target, ast.Store())], value),
-                                         node))
-        return out
+            names.append(alias.asname or module)
+            values.append(_call("import", ast.Constant(module)))
+        return _bind(node, names, values)
 
-    def visit_ImportFrom(self, node: ast.ImportFrom) -> list[ast.stmt]:
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> ast.stmt:
         if node.module == "__future__":
-            return [ast.copy_location(ast.Pass(), node)]
-        out = []
+            return ast.copy_location(ast.Pass(), node)
+        values = []
         for alias in node.names:  # `from torch import os` is `torch.os`: the same guard
             whole = _submodule(node.module, alias.name)
-            value = _call("import", ast.Constant(whole)) if whole else _call(
-                "attr", _call("import", ast.Constant(node.module)), ast.Constant(alias.name))
-            target = ast.Name(alias.asname or alias.name, ast.Store())
-            out.append(ast.copy_location(ast.Assign([target], value), node))
-        return out
+            values.append(_call("import", ast.Constant(whole)) if whole else _call(
+                "attr", _call("import", ast.Constant(node.module)), ast.Constant(alias.name)))
+        return _bind(node, [alias.asname or alias.name for alias in node.names], values)
+
+
+def _bind(node: ast.stmt, names: list[str], values: list[ast.expr]) -> ast.stmt:
+    """One assignment of `values` (each through its guard) to `names`, standing for the
+    import `node`: one statement, as the program wrote it, so one step (`a, b = va, vb`)."""
+    if len(names) == 1:
+        target: ast.expr = ast.Name(names[0], ast.Store())
+        value: ast.expr = values[0]
+    else:
+        target = ast.Tuple([ast.Name(name, ast.Store()) for name in names], ast.Store())
+        value = ast.Tuple(values, ast.Load())
+    return ast.copy_location(ast.Assign([target], value), node)

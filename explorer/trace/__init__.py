@@ -67,7 +67,7 @@ class Trace:
     unstepped: list[schema.LastRound] = field(default_factory=list)  # loops' last rounds
     losses: list[schema.Summary] = field(default_factory=list)  # every call: value, grad norms
     warnings: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)  # what the explorer changed or capped
+    notes: list[schema.Note] = field(default_factory=list)  # what the explorer changed or capped
     device: str = "cpu"
     threads: int = 1  # torch's intra-op threads: float sums differ in the last digits by count
     elapsed_ms: float = 0.0

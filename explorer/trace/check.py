@@ -9,6 +9,7 @@ wrong:
   text is cut to its cap, and so are the lists a page shows in full (warnings, notes,
   variables); a graph larger than a run may draw becomes the note a run writes for one, and
   values larger or deeper than a run keeps become a short text;
+- notes: each a note a run makes, its key's words filled by exactly its numbers and parts;
 - references: a step's or call's graph, a node or variable sent as unchanged (explorer.trace.
   wire), an edge's ends; what a variable or node of each kind must have;
 - the picture: torchviz's DOT, or made anew (explorer.trace.graph_view.checked_dot).
@@ -25,6 +26,7 @@ import msgspec
 from explorer.safety.limits import Limits
 from explorer.trace import schema
 from explorer.trace.graph_view import COLOURS, EDGE_ATTRS, checked_dot
+from explorer.trace.notes import PARTS, placeholders
 from explorer.trace.wording import plain
 
 MAX_LINES = 200  # warnings or notes a page lists
@@ -146,6 +148,20 @@ def _at_most(what: str, items: list[Any], cap: int) -> list[Any]:
     return items
 
 
+def _note(note: schema.Note) -> None:
+    """BadResult unless `note` and its parts are ones a run makes: words of their key that
+    fill in exactly their numbers, and the parts, if any, of a note whose words hold them."""
+    _fills(f"note_{note.key}", set(note.values), bool(note.parts))
+    for part in note.parts:
+        _fills(f"part_{part.key}", set(part.values), False)
+
+
+def _fills(name: str, numbers: set[str], parts: bool) -> None:
+    wanted = placeholders(name)
+    if wanted is None or wanted - {PARTS} != numbers or (parts and PARTS not in wanted):
+        raise BadResult("a note is not one a run makes")
+
+
 def _cut(value: Any) -> Any:
     """`value` with its text cut to MAX_MESSAGE (its depth is checked: VALUE_DEPTH)."""
     if isinstance(value, str):
@@ -185,7 +201,9 @@ class _Reader:
             _short(last, ("name",))
         answer.losses = [self.summary(s) for s in answer.losses[:self.caps.losses]]
         answer.warnings = _texts(answer.warnings, MAX_LINES)
-        answer.notes = _texts(answer.notes, MAX_LINES)
+        answer.notes = answer.notes[:MAX_LINES]
+        for note in answer.notes:
+            _note(note)
         answer.stdout = answer.stdout[:self.caps.output]
         answer.elapsed_ms = _real(answer.elapsed_ms)
         _short(answer, ("device",))

@@ -16,12 +16,16 @@ from typing import Annotated, Any, Literal, TypedDict
 
 import msgspec
 
-VERSION = 2  # of the format: a reader of saved Traces checks it (2: non-finite numbers as text)
+VERSION = 3  # of the format: a reader of saved Traces checks it (2: non-finite numbers as
+# text; 3: notes as keys and numbers)
 MAX_CALLS = 64  # backward calls kept in full: a run keeps 20, and those asked for
 MAX_DIMS = 1_000  # sizes of a shape (PyTorch allows hundreds)
 MAX_NESTING = 16  # loops and function calls told around a step (the innermost, of deeper ones)
 MAX_LIBRARY = 12  # backward passes made inside library functions whose graph is kept
 MAX_UNSTEPPED = 8  # loops told whose last round was not stepped
+MAX_PARTS = 16  # parts of one note (what thinning took: 8 levels; lines not recorded: 3)
+MAX_VALUES = 8  # numbers of one note or part
+MAX_NUMBER = 10**15  # of a note's numbers
 
 Count = Annotated[int, msgspec.Meta(ge=0)]
 Dims = Annotated[list[Count], msgspec.Meta(max_length=MAX_DIMS)]
@@ -148,6 +152,7 @@ class EngineStep(Record, kw_only=True):
     name: str
     grad_outputs: list[Gradient | None]
     grad_inputs: list[Gradient | None]
+    raised: bool | None = None  # the engine stopped at it with the call's error: it sent nothing
 
 
 class LeafGrad(Record, kw_only=True):
@@ -194,6 +199,28 @@ class LastRound(Record, kw_only=True):
 Unstepped = Annotated[list[LastRound], msgspec.Meta(max_length=MAX_UNSTEPPED)]
 
 
+# A note's or part's key (its words are the text `note_<key>` or `part_<key>`), and the name
+# of a number it fills in.
+NoteName = Annotated[str, msgspec.Meta(pattern=r"^[a-z][a-z_]{0,39}$")]
+NoteNumber = (Annotated[int, msgspec.Meta(ge=0, le=MAX_NUMBER)]
+              | Annotated[float, msgspec.Meta(ge=0, le=MAX_NUMBER)])
+NoteValues = Annotated[dict[NoteName, NoteNumber], msgspec.Meta(max_length=MAX_VALUES)]
+
+
+class Part(Record, kw_only=True):
+    """One of a note's parts: its key and the numbers its words fill in."""
+
+    key: NoteName
+    values: NoteValues = {}
+
+
+class Note(Part, kw_only=True):
+    """What the explorer changed or left out of a run, said in the learner's language
+    (explorer.trace.notes): its key, numbers and parts."""
+
+    parts: Annotated[list[Part], msgspec.Meta(max_length=MAX_PARTS)] = []
+
+
 class Call(Record, kw_only=True):
     """One call of backward() or autograd.grad, recorded in full: the engine's steps in the
     order it ran them."""
@@ -209,6 +236,7 @@ class Call(Record, kw_only=True):
     graph: Count | None = None  # index into graphs
     rounds: Rounds | None = None  # the loops it ran in, outermost first
     raised: bool | None = None  # the engine stopped with an error (the run's, unless caught)
+    after: Count | None = None  # the run's steps made before it: the next is its statement's
     jacobian: Any = None
     jacobian_reason: str | None = None
 
@@ -276,7 +304,7 @@ class Trace(TypedDict):
     unstepped: Unstepped
     losses: list[Summary]
     warnings: list[str]
-    notes: list[str]  # what the explorer changed or capped
+    notes: list[Note]  # what the explorer changed or capped
     device: str
     threads: Count
     elapsed_ms: Real
@@ -331,7 +359,7 @@ class Answer(Record, kw_only=True):
     unstepped: Unstepped = []
     losses: list[Summary] = []
     warnings: list[str] = []
-    notes: list[str] = []
+    notes: list[Note] = []
     device: str = "cpu"
     threads: Count = 1
     elapsed_ms: Real = 0.0

@@ -22,7 +22,7 @@ from explorer.trace.schema import Call, Gradient, Graph, Node
 from explorer.ui import predict
 from explorer.ui.graph import layout_failed
 from explorer.ui.link import keep, restore
-from explorer.ui.steps import after_line, mark, number_table, pause, step_controls
+from explorer.ui.steps import after_line, mark, number_table, pause, sampled_notes, step_controls
 from explorer.views import places
 from explorer.views.animation import HOVER, NUMBERS_UP_TO, figure, growing, left_off, waiting
 from explorer.views.export import animation_html, animation_view
@@ -92,11 +92,13 @@ def backward_pass(page: str, trace: Trace, lang: str, chosen: int | None = None,
                 call, layout, picture, shown.groups, at=step, numbers=numbers,
                 animated=False, lang=lang, height=HEIGHT, ahead=quiz is None)
         else:
-            made = trace.steps[built.step]
+            made = None if built.step is None else trace.steps[built.step]
             _statement_panel(page, code or "", made, graph, built.added, lang)
+            place = dict(step=index + 1, steps=len(line.built))
             picture_now = growing(call, layout, picture, shown.groups, line.made(index),
-                                  built.added, text("forward_step", lang, step=index + 1,
-                                                    steps=len(line.built), line=made.line),
+                                  built.added, text("forward_step", lang, **place,
+                                                    line=made.line) if made else
+                                  text("forward_unstepped", lang, **place),
                                   height=HEIGHT, lang=lang)
     clicked = st.session_state.get(f"{page}.clicked")
     if clicked and clicked[1:] == (call.call, index):  # a node clicked at this place
@@ -131,6 +133,7 @@ def _call(page: str, trace: Trace, lang: str, chosen: int | None) -> Call | None
         st.session_state[key] = trace.backward[-1].call
     call = calls[st.selectbox(text("backward_call", lang), list(calls), key=key,
                               format_func=lambda n: _call_name(calls[n], lang))]
+    sampled_notes(trace, lang)  # why the list skips calls
     keep("call", call.call)
     return call
 
@@ -169,12 +172,17 @@ def _clicked(page: str, key: str, call: int, index: int) -> None:
     st.session_state[f"{page}.clicks"] = st.session_state.get(f"{page}.clicks", 0) + 1
 
 
-def _statement_panel(page: str, code: str, step: Step, graph: Graph,
+def _statement_panel(page: str, code: str, step: Step | None, graph: Graph,
                      added: frozenset[str], lang: str) -> None:
-    """A statement that built the graph: its code and the nodes it added."""
+    """A statement that built the graph (None: lines not stepped): its code and the nodes it
+    added."""
     nodes = {n.id: n for n in graph.nodes}
-    after_line(page, step, lang)
-    st.code(statement(code, step.line, step.end_line), language="python")
+    if step is None:
+        mark(page, None)
+        st.info(text("statement_unstepped", lang), icon=":material/fast_forward:")
+    else:
+        after_line(page, step, lang)
+        st.code(statement(code, step.line, step.end_line), language="python")
     made = sorted(_name(nodes.get(n), n) for n in added)
     st.caption(text("statement_added", lang, nodes=", ".join(made)))
 
@@ -187,8 +195,9 @@ def _engine_panel(call: Call, graph: Graph, index: int, lang: str,
     nodes = {n.id: n for n in graph.nodes}
     custom = step.node in nodes and bool(nodes[step.node].custom)
     device = next((g.device for g in step.grad_outputs if g), "?")
-    st.markdown(f"**{index + 1}. {code_span(str(step.name))}** · "
-                f"{text('on_device', lang, device=plain(device))}")
+    done = text("raised_here", lang) if step.raised else text("on_device", lang,
+                                                               device=plain(device))
+    st.markdown(f"**{index + 1}. {code_span(str(step.name))}** · {done}")
     st.info(rule(step.name, lang, custom), icon=":material/functions:")
     node = nodes.get(step.node)
     if node is not None and node.order:
@@ -212,7 +221,9 @@ def _engine_panel(call: Call, graph: Graph, index: int, lang: str,
                 if grad:
                     st.caption(f"→ {_name(nodes.get(grad.to), grad.to)}")
                     _gradient(grad, lang)
-            if not any(step.grad_inputs):
+            if step.raised:
+                st.error(text("sent_raised", lang), icon="🛑")
+            elif not any(step.grad_inputs):
                 st.caption(text("sent_nothing", lang))
     written = [g for g in call.leaf_grads if g.after <= index + (0 if asked else 1)]
     if written:

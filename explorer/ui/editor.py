@@ -9,7 +9,6 @@ import streamlit as st
 
 from explorer.content.examples import EXAMPLES, by_key
 from explorer.content.i18n import text
-from explorer.content.markdown import code_span
 from explorer.trace import Trace
 from explorer.trace.schema import LastRound
 from explorer.ui.code_editor import code_editor
@@ -134,8 +133,7 @@ def _last_rounds(name: str, language: str) -> None:
     if trace is None or st.session_state.get(f"{name}.ran") != code:
         return
     for last in trace.unstepped:
-        said = text("last_round", language, loop=code_span(last.name), line=last.line,
-                    rounds=last.round)
+        said = places.unstepped(last, trace.steps, language)
         if not trace.repeatable:
             st.caption(f"{said} {text('last_round_unrepeatable', language)}")
             continue

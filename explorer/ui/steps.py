@@ -13,6 +13,7 @@ import streamlit as st
 from explorer.content.i18n import text
 from explorer.content.markdown import code_span, plain
 from explorer.trace import Step, Trace
+from explorer.trace.notes import SAMPLED, said
 from explorer.ui.link import keep, restore
 from explorer.views import places
 from explorer.views.numbers import PRECISION, full_decimals, parsed, writer, written, written_each
@@ -207,12 +208,24 @@ def show_trace(page: str, trace: Trace, code: str, lang: str, below: Any = None)
                 st.caption(text("no_output", lang))
     for warning in trace.warnings:
         st.warning(plain(warning), icon="⚠️")
-    for note in trace.notes:
-        st.caption(plain(note))
+    run_notes(trace, lang)
     st.caption(text("ran_in", lang, device=plain(trace.device), threads=trace.threads,
                     ms=trace.elapsed_ms) if trace.started else text("ran_nothing", lang))
     if trace.reused:
         st.caption(text("reused", lang))
+
+
+def run_notes(trace: Trace, lang: str, keys: frozenset[str] | None = None) -> None:
+    """The run's notes in `lang`, as captions: those of `keys`, or all."""
+    for note in trace.notes:
+        if keys is None or note.key in keys:
+            st.caption(plain(said(note, lang)))
+
+
+def sampled_notes(trace: Trace, lang: str) -> None:
+    """The notes saying which backward calls and lines inside loops were kept, if any: for
+    a page whose steps or calls skip some."""
+    run_notes(trace, lang, SAMPLED)
 
 
 def error_panel(trace: Trace, code: str, lang: str) -> None:

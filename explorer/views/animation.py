@@ -1,21 +1,22 @@
 """The backward pass as a plotly animation that plays in the browser. Pure: no torch.
 
-The picture is graphviz's SVG of the same DOT the graph page shows, laid under the plot;
-the animated overlays sit at graphviz's own coordinates: an orange outline on the node the
-engine runs, green marks on the nodes done, orange edges carrying gradient so far (wider
-for larger gradients), and gold marks on leaves whose `.grad` was written. With `numbers`,
-each edge is labelled with the gradient it carried, a node where edges meet with their sum
-(`2.2500 + 2.2500 = 4.5000`) and a leaf with the `.grad` written, in PyTorch's print style
-(explorer.views.numbers). A number is written once: an edge into a leaf's AccumulateGrad is
-not, where the `.grad` written beside the leaf says the same. No number covers another, a
-node, an edge (its arrowhead too) or a module's frame or name, or leaves the plot, however
-narrow it is drawn (down to a phone's NARROW pixels): each stands beside what it is about,
-else is written short (a few values, present.few, as they are; more as their shape and
-norm) on one line or on lines of their own, else stands in a margin with a dotted line to
-what it is about that crosses no other number and no node; one with no room even there is
-left off, never cut, and counted (`left_off`: the page says how many, and where to read
-them). A number is pinned by its side that faces what it is about, so that drawn wider (a
-desktop's plot writes it smaller) it still stands by it.
+The picture is graphviz's SVG of the same DOT the graph page shows, laid under the plot; the
+animated overlays sit at graphviz's own coordinates: an orange outline on the node the
+engine runs, green marks on the nodes done (never on one that raised the call's error),
+orange edges carrying gradient so far (wider for larger gradients), and gold marks on leaves
+whose `.grad` was written. With `numbers`, each edge is labelled with the gradient it
+carried, a node where edges meet with their sum (`2.2500 + 2.2500 = 4.5000`) and a leaf with
+the `.grad` written, in PyTorch's print style (explorer.views.numbers). A number is written
+once: an edge into a leaf's AccumulateGrad is not, where the `.grad` written beside the leaf
+says the same. No number covers another, a node, an edge (its arrowhead too) or a module's
+frame or name, or leaves the plot, however narrow it is drawn (down to a phone's NARROW
+pixels): each stands beside what it is about, else is written short (a few values,
+present.few, as they are; more as their shape and norm) on one line or on lines of their
+own, else stands in a margin with a dotted line to what it is about that crosses no other
+number and no node; one with no room even there is left off, never cut, and counted
+(`left_off`: the page says how many, and where to read them). A number is pinned by its side
+that faces what it is about, so that drawn wider (a desktop's plot writes it smaller) it
+still stands by it.
 Frames hold only overlay data, and long passes are batched into at most MAX_FRAMES frames.
 Frames come in blocks of about sqrt(frames): a block's first frame holds every overlay, the
 others only what changed since it (plotly merges them into it), so the figure grows about
@@ -137,6 +138,7 @@ def figure(call: Call, layout: dict[str, Any], svg: str,
     settled: list[dict[Any, Any]] = [{} for _ in SETTLED]
     recent: list[dict[Any, Any]] = [{} for _ in RECENT]
     leaves: dict[str, None] = {}
+    raised = {where.get(s.node, s.node) for s in steps if s.raised}  # never done
     unplaced: set[Key] = set()  # the numbers said so far that have no room
     kinds = range(len(RECENT))
 
@@ -162,7 +164,7 @@ def figure(call: Call, layout: dict[str, Any], svg: str,
         running = list(dict.fromkeys(
             node for i in batch if (node := where.get(steps[i].node, steps[i].node))
             in boxes))
-        recent[0].update((n, n) for n in running if n not in settled[0])
+        recent[0].update((n, n) for n in running if n not in settled[0] and n not in raised)
         for i in batch:
             for points, size, _ in carried.get(i, []):
                 kind = 1 + _bucket(size, top)
@@ -177,7 +179,8 @@ def figure(call: Call, layout: dict[str, Any], svg: str,
         values = drawn(recent, RECENT) | {
             OUTLINE: _outline(running, boxes), STARS: _marks(list(leaves), boxes),
             NUMBERS: _texts(said, placed), LEADERS: _leaders(said, placed),
-            CAPTION: _caption(text("replay_step", lang, step=batch[-1] + 1, steps=len(steps),
+            CAPTION: _caption(text("replay_raised" if steps[batch[-1]].raised else
+                                   "replay_step", lang, step=batch[-1] + 1, steps=len(steps),
                                    name=escape(steps[batch[-1]].name)), x0 - PAD, y1 + PAD)}
         if not animated:
             state = values | drawn(settled, SETTLED)

@@ -1,6 +1,7 @@
 """Where a step is, in words: the line, the rounds of the loops around it and the program's
-functions it ran in; and the steps a learner moves between (every line, or top-level statements
-only; the same line a round before or after). Pure: no Streamlit, no torch."""
+functions it ran in; why a loop's last round was not stepped; and the steps a learner moves
+between (every line, or top-level statements only; the same line a round before or after).
+Pure: no Streamlit, no torch."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from collections.abc import Sequence
 from explorer.content.i18n import text
 from explorer.content.markdown import code_span
 from explorer.trace import Step
-from explorer.trace.schema import Round
+from explorer.trace.schema import LastRound, Round
 
 SHORT = 24  # characters of a loop's or function's name in a short label (the slider's)
 
@@ -45,6 +46,21 @@ def place(step: Step, lang: str) -> str:
     if step.calls:
         parts.append(f"{_short(step.calls[-1])}()")
     return " · ".join(part for part in parts if part)
+
+
+def unstepped(last: LastRound, steps: Sequence[Step], lang: str) -> str:
+    """Why the last round of a loop (`last`) was not stepped, in words: the run's error stopped
+    it there, or it did not know its length, so that round was known to be its last only once
+    it had run."""
+    key = "last_round_raised" if raised_in(steps, last.line) else "last_round"
+    return text(key, lang, loop=code_span(last.name), line=last.line, rounds=last.round)
+
+
+def raised_in(steps: Sequence[Step], line: int) -> bool:
+    """Whether the run's error stopped a line inside the loop at `line` (in any of its
+    frames)."""
+    stopped = steps[-1] if steps and steps[-1].stopped else None
+    return stopped is not None and any(r.line == line for r in stopped.rounds or [])
 
 
 def _short(name: str) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 from explorer.content.i18n import text
@@ -13,6 +14,7 @@ from explorer.views.numbers import exact, flat, number, parsed, written
 
 FEW = 8  # values a tensor may have to be written as its values everywhere, never summed up
 CHARS = 28  # characters a picture gives one tensor's values past FEW
+BREAK = re.compile(r"\s*\n\s*")  # a line break of a repr and the indents around it
 
 
 def few(values: Any, truncated: bool = False) -> bool:
@@ -26,9 +28,22 @@ def preview(values: Any, limit: int = 40) -> str:
     """A one-line summary of a value, its numbers as PyTorch prints them: a few (`few`) in
     full; past `limit` characters, values left off whole (`…`), a text cut."""
     if isinstance(parsed(values), str):  # a text, not a number sent as text
-        text = repr(values)
-        return text if len(text) <= limit else text[: limit - 1] + "…"
+        return _cut(repr(values), limit)
     return written(values, None if few(values) else limit)
+
+
+def value_preview(info: Variable, limit: int = 40) -> str:
+    """preview() of a variable's value: a text quoted, as Python writes it; what a run sent as
+    a repr (an object's, a list's, `<values unavailable…>`) as it reads, on one line (each
+    line break and the indents around it a space), cut past `limit` characters."""
+    if info.kind == "str" or not isinstance(parsed(info.values), str):
+        return preview(info.values, limit)
+    return _cut(BREAK.sub(" ", info.values), limit)
+
+
+def _cut(text: str, limit: int) -> str:
+    """`text`, cut to `limit` characters (`…` the last) when longer."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def stacked(values: Any) -> str:
@@ -132,8 +147,8 @@ def variable_rows(now: Variables, before: Variables | None = None) -> list[dict[
             "requires_grad": _flag(info.requires_grad),
             "is_leaf": _flag(info.is_leaf),
             "grad_fn": plain(info.grad_fn or ""),
-            "_version": info.version,
-            "value": code_span(preview(info.values)),
+            "_version": "" if info.version is None else str(info.version),  # text: no NaN, no .0
+            "value": code_span(value_preview(info)),
             ".grad": "" if info.grad is None else code_span(preview(info.grad)),
         } | ({"tangent": "" if info.tangent is None else code_span(preview(info.tangent))}
              if dual else {}))

@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 import math
 import re
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -288,10 +289,11 @@ def _finite(gradient: Gradient | None) -> bool:
 
 def _names(trace: Trace, ids: tuple[str, ...]) -> str:
     """The nodes `ids` by their variables' names, else their ops' (ids are stable through a
-    run: any graph that holds one says)."""
+    run: any graph that holds one says), each name once (`MulBackward0 ×57`)."""
     nodes = {n.id: n for g in trace.graphs for n in g.nodes}
-    return ", ".join(", ".join(nodes[i].names or ()) or nodes[i].name or i
-                     for i in ids if i in nodes)
+    said = Counter(", ".join(nodes[i].names or ()) or nodes[i].name or i
+                   for i in ids if i in nodes)  # in order; a name many bear, once and counted
+    return ", ".join(name if count == 1 else f"{name} ×{count}" for name, count in said.items())
 
 
 def _on(code: str, line: int | None) -> list[ast.AST]:

@@ -14,9 +14,10 @@ from explorer.views.export import animation_view
 
 @dataclass(frozen=True)
 class Built:
-    """A statement that added nodes to a backward call's graph."""
+    """A statement that added nodes to a backward call's graph (`step`: its index in
+    Trace.steps; None for lines that were not stepped)."""
 
-    step: int  # its index in Trace.steps
+    step: int | None
     added: frozenset[str]  # the ids of the call's graph nodes it added
 
 
@@ -55,25 +56,55 @@ def timeline(trace: Trace, call: Call, forward: bool = True,
              shown: View | None = None) -> Timeline:
     """The timeline of backward `call` of `trace`; without its statements if not `forward`.
     `shown`: the call's picture (explorer.views.export.animation_view), if already made.
-    A node belongs to the first step whose graph holds it (explorer.trace.graph_view's
-    node_lines: ids are stable through a run); one no step's graph held (made and freed
-    within a statement), to the last statement that built the graph."""
+    A node belongs to the first step before the call whose graph holds it (explorer.trace.
+    graph_view's node_lines: ids are stable through a run), unless it was made before that
+    step's round began (`Node.seq`, `Round.began`): then to lines not stepped, just before it.
+    One no such graph held was made by the statement that called backward (or its lines not
+    stepped): it belongs to that statement's step, the one right after the call in the same
+    rounds, where it was stepped."""
     if not forward:
         return Timeline((), len(call.steps))
     shown = shown or animation_view(trace, call)
     wanted = {m for i, n in shown.nodes.items()  # its nodes
               for m in (n.members if isinstance(n, Group) else [i])}
+    made = {n.id: n.seq for n in trace.graphs[call.graph].nodes} if call.graph is not None \
+        else {}
     seen: set[str] = set()
-    built = []
-    for index, step in enumerate(trace.steps):
+    built: list[Built] = []
+    for index, step in enumerate(trace.steps[:call.after]):
         if step.graph is None:
             continue
         ids = {n.id for n in trace.graphs[step.graph].nodes} - seen
         seen |= ids
-        if ids & wanted:
-            built.append(Built(index, frozenset(ids & wanted)))
+        built += _built(trace, index, ids & wanted, made)
         if wanted <= seen:
             break
-    if built and not wanted <= seen:
-        built[-1] = Built(built[-1].step, built[-1].added | (wanted - seen))
+    if not wanted <= seen:
+        built += _built(trace, _calling(trace, call), wanted - seen, made)
     return Timeline(tuple(built), len(call.steps))
+
+
+def _built(trace: Trace, index: int | None, added: set[str],
+           made: dict[str, int | None]) -> list[Built]:
+    """The nodes `added` at step `index` (None: by lines not stepped): those `made` (their
+    sequence numbers) before the step's round began, by lines not stepped before it."""
+    rounds = trace.steps[index].rounds if index is not None else None
+    began = rounds[-1].began if rounds else None
+    early = {n for n in added if _before(made.get(n), began)}
+    return [b for b in (Built(None, frozenset(early)), Built(index, frozenset(added - early)))
+            if b.added]
+
+
+def _before(seq: int | None, began: int | None) -> bool:
+    """Whether a node made at `seq` was made before a round that `began` then."""
+    return seq is not None and began is not None and seq < began
+
+
+def _calling(trace: Trace, call: Call) -> int | None:
+    """The step of the statement that made `call`: the next after it, in the same rounds;
+    None where that statement was not stepped."""
+    if call.after is None or call.after >= len(trace.steps):
+        return None
+    step = trace.steps[call.after]
+    return call.after if [(r.line, r.round) for r in step.rounds or ()] == [
+        (r.line, r.round) for r in call.rounds or ()] else None

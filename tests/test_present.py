@@ -1,0 +1,32 @@
+"""The variables table's cells (explorer.views.present.variable_rows): each column reads as its
+values do, whatever the other rows hold."""
+
+from __future__ import annotations
+
+import pandas as pd
+import torch
+
+from explorer.record.snapshot import describe
+from explorer.views.present import variable_rows
+
+
+def test_the_version_column_writes_integers_as_integers_and_none_as_nothing() -> None:
+    w = torch.ones(2, requires_grad=True)
+    with torch.no_grad():
+        for _ in range(19):
+            w.add_(1)
+    with torch.inference_mode():
+        made = torch.ones(2)
+    rows = variable_rows({"w": describe(w, 10), "z": describe(torch.zeros(1), 10),
+                          "m": describe(made, 10), "n": describe(3, 10)})
+    assert [row["_version"] for row in rows] == ["19", "0", "", ""]
+    assert pd.DataFrame(rows)["_version"].tolist() == ["19", "0", "", ""]  # as st.table shows
+
+
+def test_an_objects_multi_line_repr_reads_on_one_line_without_quotes() -> None:
+    sgd = torch.optim.SGD([torch.nn.Parameter(torch.ones(2))], lr=0.1)
+    value = variable_rows({"opt": describe(sgd, 100)})[0]["value"]
+    assert value == "`SGD ( Parameter Group 0 dampening: 0 di…`"  # 40 characters at most
+    rows = variable_rows({"xs": describe([1, 2], 100), "s": describe("a\nb", 100),
+                          "d": describe(torch.device("cpu"), 100)})
+    assert [row["value"] for row in rows] == ["`[1, 2]`", "`'a\\nb'`", "`cpu`"]
