@@ -90,6 +90,22 @@ def test_a_variable_not_yet_assigned_again_still_holds_the_round_before() -> Non
     assert "round 1" in living.keepers[0].said("en")
 
 
+@pytest.mark.parametrize(("kept", "holder"), [
+    ("losses.append(loss)", "losses"), ("losses = (*losses, loss)", "losses"),
+    ("by[i] = loss", "by")])
+def test_a_list_tuple_or_dict_of_losses_keeps_every_rounds_graph(kept: str, holder: str) -> None:
+    code = ("w = torch.tensor([1.0, 2.0], requires_grad=True)\nlosses, by = [], {}\n"
+            f"for i in range(4):\n    loss = (w * (i + 1)).sum()\n    {kept}\n")
+    trace = execute(code)
+    counts = [alive(trace, _at(trace, 5, r)) for r in (1, 2, 3, 4)]
+    assert [a.nodes for a in counts] == [2, 4, 6, 8]  # each round's Sum and Mul, all alive
+    assert [[(k.name, k.nodes, k.first, k.last) for k in a.keepers] for a in counts] == [
+        [], [(holder, 2, 1, 1)], [(holder, 4, 1, 2)], [(holder, 6, 1, 3)]]
+    names = {name for n in trace.graphs[trace.steps[-1].graph].nodes for name in n.names or ()}
+    assert names == {"w", "loss", *(f"{holder}[{k}]" for k in ("0", "1", "2"))} if (
+        holder == "losses") else {"w", "loss", "by[0]", "by[1]", "by[2]"}
+
+
 def test_a_step_without_a_graph_has_nothing_alive() -> None:
     trace = execute("a = 1\nfor i in range(2):\n    a = a + i\n")
     assert all(alive(trace, i) is None for i in range(len(trace.steps)))

@@ -1,5 +1,5 @@
 """The variables table's cells (explorer.views.present.variable_rows): each column reads as its
-values do, whatever the other rows hold."""
+values do, whatever the other rows hold; and names said once each, counted."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pandas as pd
 import torch
 
 from explorer.record.snapshot import describe
-from explorer.views.present import variable_rows
+from explorer.views.present import counted, variable_rows
 
 
 def test_the_version_column_writes_integers_as_integers_and_none_as_nothing() -> None:
@@ -30,3 +30,8 @@ def test_an_objects_multi_line_repr_reads_on_one_line_without_quotes() -> None:
     rows = variable_rows({"xs": describe([1, 2], 100), "s": describe("a\nb", 100),
                           "d": describe(torch.device("cpu"), 100)})
     assert [row["value"] for row in rows] == ["`[1, 2]`", "`'a\\nb'`", "`cpu`"]
+
+
+def test_counted_names_each_once_in_order_with_its_count() -> None:
+    assert counted(["b", "a", "b", "c", "b"]) == "b ×3, a, c"
+    assert counted([]) == ""

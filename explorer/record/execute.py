@@ -41,7 +41,6 @@ from explorer.trace.schema import MAX_LIBRARY, Error, Note, Summary
 
 RING_AGAIN = 0.05  # seconds after the time is up that the clock rings again, until heard
 LINE_SHARE = 0.4  # of a run's time, what the steps of lines inside statements may take
-MAX_PARTS = 16  # of a tuple or list a function returns, the tensors the graph names
 NODE_WORK = 1_000  # a graph node drawn at a step costs as much as describing this many values
 # Errors of the place and the moment, not of the program: a run that ends so may not repeat.
 UNREPEATABLE = frozenset({"TimeLimit", "MemoryLimit", "MemoryError"})
@@ -193,7 +192,7 @@ class _Steps:
         if local is not None and where is not None:
             function = where.calls[-1].rsplit(".", 1)[-1]
             names |= {name if name not in names else f"{function}.{name}": value
-                      for name, value in local.items()} | _parts(local.get("return"))
+                      for name, value in local.items()}
         graph = record_graph(names, self.ids, self.limits.graph_nodes, self.modules,
                              self.orders)
         variables = snapshot(self.namespace, cap)
@@ -227,14 +226,6 @@ def _locals(frame: FrameType | None, returns: bool = False) -> dict[str, Any] | 
     found = frame.f_locals
     return {name: value for name, value in found.items() if not name.startswith("__")} | (
         {"return": found[RETURNED]} if returns and RETURNED in found else {})
-
-
-def _parts(returned: Any) -> dict[str, Any]:
-    """The tensors a function returns in a tuple or list, named for the graph (`return[0]`)."""
-    if type(returned) not in (tuple, list):  # exactly: a subclass's items are its own code
-        return {}
-    return {f"return[{i}]": value for i, value in enumerate(returned[:MAX_PARTS])
-            if isinstance(value, torch.Tensor)}
 
 
 def _user_variables(namespace: dict[str, Any]) -> dict[str, Any]:

@@ -44,7 +44,7 @@ from torchviz.dot import SAVED_PREFIX, resize_graph
 from explorer.record.modules import Modules, Names
 from explorer.record.snapshot import as_text, version
 from explorer.trace.graph_view import COLOURS, FREED, MODIFIED, NODE_ATTR, edge_line, node_line
-from explorer.trace.schema import Edge, Graph, Node
+from explorer.trace.schema import Edge, Graph, Node, Note
 from explorer.trace.wire import uncollected
 
 if TYPE_CHECKING:
@@ -52,6 +52,7 @@ if TYPE_CHECKING:
 
 PACKED = "packed by the program's saved-tensor hooks: not read, as that would run its unpack hook"
 MAX_ATTR_CHARS = 50  # torchviz's default
+HELD = 256  # tensors of one list, tuple or dict variable the graph names, the first
 _next_number = torch._C._autograd._get_sequence_nr  # the next node's, on this thread
 
 
@@ -98,6 +99,35 @@ class Ids:
         return sid
 
 
+def _graphed(variables: dict[str, Any]) -> Iterator[tuple[str, torch.Tensor]]:
+    """The variables' tensors that take part in a graph, each with its name; then those a
+    list, tuple or dict variable holds that no variable names (`losses[3]`: they keep their
+    graphs alive too), at most HELD of each."""
+    named = set()
+    for name, value in variables.items():
+        if _in_graph(value):
+            named.add(id(value))
+            yield name, value
+    for name, value in variables.items():
+        for key, item in _held(value):
+            if id(item) not in named and _in_graph(item):
+                yield f"{name}[{key}]", item
+
+
+def _held(value: Any) -> Iterator[tuple[str, Any]]:
+    """What a list, tuple or dict (exactly: a subclass's items are its own code) holds, by
+    its index or key as written (`0`, `'w'`), at most HELD; nothing of anything else."""
+    if type(value) in (list, tuple):
+        yield from ((str(i), item) for i, item in enumerate(value[:HELD]))
+    elif type(value) is dict:
+        yield from ((repr(key), item) for key, item in itertools.islice(value.items(), HELD)
+                    if type(key) in (str, int))
+
+
+def _in_graph(value: Any) -> bool:
+    return isinstance(value, torch.Tensor) and (value.requires_grad or value.grad_fn is not None)
+
+
 class TooBig(Exception):
     """The graph has more nodes than a run may draw."""
 
@@ -111,10 +141,9 @@ def record(variables: dict[str, Any], ids: Ids, max_nodes: int,
     and a gradient a call started from, saved by such a node, is labelled `∂y/∂y`."""
     roots: dict[int, torch.Tensor] = {}
     names: dict[int, list[str]] = {}
-    for name, value in variables.items():
-        if isinstance(value, torch.Tensor) and (value.requires_grad or value.grad_fn):
-            roots.setdefault(id(value), value)
-            names.setdefault(id(value), []).append(name)
+    for name, value in _graphed(variables):
+        roots.setdefault(id(value), value)
+        names.setdefault(id(value), []).append(name)
     if not roots:
         return None
     made = {(id(t.grad_fn), t.output_nr): (t.grad_fn, t) for t in roots.values()
@@ -126,7 +155,7 @@ def record(variables: dict[str, Any], ids: Ids, max_nodes: int,
             return drawing.draw(roots.values())
     except TooBig:
         return Graph(dot=None, nodes=[], edges=[],
-                     note=f"The graph has more than {max_nodes:,} nodes; it is not drawn.")
+                     note=Note(key="graph_too_big", values={"nodes": max_nodes}))
 
 
 class _Drawing:

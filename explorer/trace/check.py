@@ -295,13 +295,15 @@ class _Reader:
         of that id in the graph before."""
         if len(sent.nodes) > self.caps.nodes or len(sent.edges) > self.caps.edges:
             self.before = {}
-            return schema.Graph(dot=None, nodes=[], edges=[], note=(
-                f"The graph has more than {self.caps.nodes - 1:,} nodes; it is not drawn."))
+            return schema.Graph(dot=None, nodes=[], edges=[], note=schema.Note(
+                key="graph_too_big", values={"nodes": self.caps.nodes - 1}))
         graph = schema.Graph(dot=sent.dot, nodes=[self.node(node) for node in sent.nodes],
                              edges=sent.edges, packed=sent.packed, note=sent.note)
+        if graph.note is not None:
+            _note(graph.note)
         if graph.note or graph.dot is None:
             graph.dot, graph.nodes, graph.edges = None, [], []
-            graph.note = (graph.note or "The graph is not drawn.")[:MAX_LINE]
+            graph.note = graph.note or schema.Note(key="graph_undrawn")
         else:
             ids = {node.id for node in graph.nodes}
             graph.edges = [self.edge(e) for e in graph.edges if e.src in ids and e.dst in ids]

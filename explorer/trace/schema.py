@@ -129,7 +129,7 @@ class Graph(Record, kw_only=True):
     nodes: list[Node]
     edges: list[Edge]
     packed: bool | None = None
-    note: str | None = None
+    note: Note | None = None
 
 
 class Gradient(Record, kw_only=True):

@@ -27,7 +27,7 @@ from explorer.views import places
 from explorer.views.animation import HOVER, NUMBERS_UP_TO, figure, growing, left_off, waiting
 from explorer.views.export import animation_html, animation_view
 from explorer.views.numbers import exact, flat, number
-from explorer.views.present import few, preview, statement
+from explorer.views.present import counted, few, preview, statement
 from explorer.views.render import LayoutError, positions, svg
 from explorer.views.timeline import Timeline, timeline
 
@@ -183,8 +183,8 @@ def _statement_panel(page: str, code: str, step: Step | None, graph: Graph,
     else:
         after_line(page, step, lang)
         st.code(statement(code, step.line, step.end_line), language="python")
-    made = sorted(_name(nodes.get(n), n) for n in added)
-    st.caption(text("statement_added", lang, nodes=", ".join(made)))
+    st.caption(text("statement_added", lang,
+                    nodes=counted(sorted(_name(nodes.get(n), n) for n in added))))
 
 
 def _engine_panel(call: Call, graph: Graph, index: int, lang: str,

@@ -10,7 +10,7 @@ import streamlit as st
 
 from explorer.content.i18n import text
 from explorer.content.markdown import code_span, plain
-from explorer.trace import Trace
+from explorer.trace import Trace, notes
 from explorer.trace.graph_view import (
     FREED,
     View,
@@ -252,7 +252,8 @@ def graph_at_step(page: str, trace: Trace, index: int, lang: str,
             if step.graph is None:
                 st.info(text("no_graph_library" if trace.library else "no_graph", lang))
             else:
-                st.warning(text("graph_note", lang, note=plain(trace.graphs[step.graph].note)))
+                st.warning(text("graph_note", lang, note=plain(notes.said(
+                    trace.graphs[step.graph].note, lang))))
         if outside:
             st.caption(text("not_in_graph", lang, names=", ".join(map(code_span, outside))))
         return None

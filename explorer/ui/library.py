@@ -7,7 +7,7 @@ import streamlit as st
 
 from explorer.content.i18n import text
 from explorer.content.markdown import plain
-from explorer.trace import Trace
+from explorer.trace import Trace, notes
 from explorer.trace.graph_view import view
 from explorer.ui.graph import layout, layout_failed, viewer
 from explorer.ui.link import keep, restore
@@ -38,7 +38,7 @@ def library_graphs(page: str, trace: Trace, lang: str, line: int | None = None) 
     st.markdown(said(made, lang))
     graph = trace.graphs[made.graph]
     if graph.note:
-        st.warning(text("graph_note", lang, note=plain(graph.note)))
+        st.warning(text("graph_note", lang, note=plain(notes.said(graph.note, lang))))
         return
     try:
         picture = layout(view(graph).dot)

@@ -1,9 +1,10 @@
 """What autograd keeps across a loop's rounds: at a step, how many graph nodes are alive
 (reachable from the program's variables), and which variable keeps nodes that an earlier
-round made (`total_loss += loss` keeps every round's graph: the chain grows). Pure: read from
-the Trace. A node is dated by its sequence number (`Node.seq`, the order the program made
-nodes in) against the run's clock as rounds began (`Round.began`): exactly where the round
-or the one after it was stepped, else to the rounds between two that were.
+round made (`total_loss += loss` keeps every round's graph: the chain grows). Pure: read
+from the Trace; a list, tuple or dict variable reaches what its tensors do. A node is dated
+by its sequence number (`Node.seq`, the order the program made nodes in) against the run's
+clock as rounds began (`Round.began`): exactly where the round or the one after it was
+stepped, else to the rounds between two that were.
 """
 
 from __future__ import annotations
@@ -54,7 +55,9 @@ def alive(trace: Trace, index: int) -> Alive | None:
     graph = trace.graphs[step.graph]
     ops = {n.id for n in graph.nodes if n.kind == "backward" and n.name != KEPT_BY_LEAF}
     born = _earlier_rounds(trace, index, graph) if step.rounds else {}
-    olds = {name: reached(graph, start) & born.keys() for name, start in _named(graph).items()}
+    olds: dict[str, set[str]] = {}  # by variable: a list's tensors (`losses[3]`) are its own
+    for name, start in _named(graph).items():
+        olds.setdefault(name.split("[", 1)[0], set()).update(reached(graph, start) & born.keys())
     keepers, told = [], set()
     for name, old in sorted(olds.items(), key=lambda item: (-len(item[1]), item[0])):
         if old - told:  # one a keeper before it reaches wholly is not told again

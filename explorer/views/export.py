@@ -11,7 +11,7 @@ import html
 from string import Template
 
 from explorer.content.i18n import text
-from explorer.trace import Trace
+from explorer.trace import Trace, notes
 from explorer.trace.graph_view import View, view
 from explorer.trace.schema import Call
 from explorer.trace.wire import saved
@@ -55,7 +55,7 @@ def graph_view(trace: Trace, lang: str = "en") -> View:
         raise ExportError(text("no_graph", lang))
     graph = trace.graphs[trace.steps[index].graph]
     if graph.note:
-        raise ExportError(text("graph_note", lang, note=graph.note))
+        raise ExportError(text("graph_note", lang, note=notes.said(graph.note, lang)))
     return drawn(trace, index, defaults(trace, index))
 
 

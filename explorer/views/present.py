@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
+from collections.abc import Iterable
 from typing import Any
 
 from explorer.content.i18n import text
@@ -39,6 +41,12 @@ def value_preview(info: Variable, limit: int = 40) -> str:
     if info.kind == "str" or not isinstance(parsed(info.values), str):
         return preview(info.values, limit)
     return _cut(BREAK.sub(" ", info.values), limit)
+
+
+def counted(names: Iterable[str]) -> str:
+    """`names` in their order, each once, with how many bear it past one (`MulBackward0 ×57`)."""
+    said = Counter(names)
+    return ", ".join(name if count == 1 else f"{name} ×{count}" for name, count in said.items())
 
 
 def _cut(text: str, limit: int) -> str:

@@ -17,7 +17,6 @@ from __future__ import annotations
 import ast
 import math
 import re
-from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,6 +25,7 @@ from explorer.trace import Trace
 from explorer.trace.graph_view import FREED, MODIFIED, named_outputs, node_lines
 from explorer.trace.schema import Gradient, Graph, Node, Variable
 from explorer.views.carried import reached
+from explorer.views.present import counted
 
 # PyTorch's words for a saved tensor changed in place: its type and shape, the node that made
 # it, and its versions. Each part can be read one way only (a repeat inside a repeat of digits
@@ -121,7 +121,8 @@ def _made_by(op: str | None, grad_fn: str | None) -> bool:
 
 
 def _freed(trace: Trace, code: str) -> Scene:
-    """The nodes whose saved values are freed and where the fix goes. In a loop: what carries
+    """The nodes whose saved values are freed (of those the failing backward walked into) and
+    where the fix goes. In a loop: what carries
     them from round to round (`_carried`); else the line before the loop that made them.
     Elsewhere, the first backward (the step after which they were first freed:
     retain_graph=True there)."""
@@ -129,8 +130,12 @@ def _freed(trace: Trace, code: str) -> Scene:
         return [n for n in graph.nodes if FREED in (n.saved or {}).values()]
 
     graph = _graph(trace)
-    called = trace.backward[-1].graph if trace.backward else None
+    call = trace.backward[-1] if trace.backward else None
+    called = call.graph if call is not None else None
     found = freed(graph) or (freed(trace.graphs[called]) if called is not None else [])
+    if call is not None and call.raised and called is not None:  # those the call walked into
+        walked = set().union(*(reached(trace.graphs[called], r) for r in call.roots))
+        found = [n for n in found if n.id in walked] or found
     last = trace.steps[-1] if trace.steps else None
     began = last.rounds[-1].began if last is not None and last.stopped and last.rounds else None
     if began is not None:  # the round's own graph: the nodes freed before it began
@@ -291,9 +296,8 @@ def _names(trace: Trace, ids: tuple[str, ...]) -> str:
     """The nodes `ids` by their variables' names, else their ops' (ids are stable through a
     run: any graph that holds one says), each name once (`MulBackward0 ×57`)."""
     nodes = {n.id: n for g in trace.graphs for n in g.nodes}
-    said = Counter(", ".join(nodes[i].names or ()) or nodes[i].name or i
-                   for i in ids if i in nodes)  # in order; a name many bear, once and counted
-    return ", ".join(name if count == 1 else f"{name} ×{count}" for name, count in said.items())
+    return counted(", ".join(nodes[i].names or ()) or nodes[i].name or i
+                   for i in ids if i in nodes)
 
 
 def _on(code: str, line: int | None) -> list[ast.AST]:
