@@ -126,6 +126,20 @@ def test_the_node_a_call_stopped_at_raised_and_is_not_drawn_done() -> None:
     assert refused.raised and not any(s.raised for s in refused.steps)
 
 
+def test_a_call_that_raised_outside_the_calls_kept_is_kept_with_its_graph() -> None:
+    loop = ("w = torch.tensor([0.5, -0.5], requires_grad=True)\nfor i in range(30):\n"
+            "    loss = (w * 3).sum() ** 2\n    loss.backward()\n    if i {test}:\n"
+            "        {call}\n")
+    trace = execute(loop.format(test="== 14", call="loss.backward()"))
+    raised = trace.backward[-1]  # call 16, in round 15: not among calls 1–10, 20, 40…
+    assert (raised.call, raised.raised, raised.steps) == (16, True, [])
+    assert [r.round for r in raised.rounds] == [15] and raised.graph is not None
+    assert any(n.name == "PowBackward0" for n in trace.graphs[raised.graph].nodes)
+    caught = execute(loop.format(test="> 0", call="try:\n            loss.backward()\n"
+                                 "        except RuntimeError:\n            pass"))
+    assert caught.ok and sum(1 for c in caught.backward if c.raised and not c.steps) == 10
+
+
 def test_non_leaf_grad_is_none_unless_retained() -> None:
     trace = execute(SEED)
     assert trace.variables["y"].grad is None and trace.variables["x"].grad is not None

@@ -65,7 +65,7 @@ def test_a_running_total_keeps_every_rounds_graph_and_the_chain_grows() -> None:
     trace = execute(TOTAL)
     counts = [alive(trace, _at(trace, 5, r)) for r in (1, 2, 3, 4)]
     assert [a.nodes for a in counts] == [3, 6, 9, 12]  # Sum, Mul and an Add more each round
-    total = [next(k for k in a.keepers if k.name == "total") for a in counts[1:]]
+    total = [next(k for k in a.keepers if k.names == ("total",)) for a in counts[1:]]
     assert [(k.first, k.last) for k in total] == [(1, 1), (1, 2), (1, 3)]
     assert [k.nodes for k in total] == [3, 6, 9]
     assert "rounds 1–3" in total[-1].said("en") and "第 1–3 轮" in total[-1].said("zh")
@@ -86,7 +86,7 @@ def test_a_variable_not_yet_assigned_again_still_holds_the_round_before() -> Non
                             "    y = w * 2\n    loss = (w * (i + 1)).sum()\n")
     trace = execute(code)
     living = alive(trace, _at(trace, 4, 2))  # y is new; `loss` is still round 1's
-    assert [(k.name, k.first, k.last) for k in living.keepers] == [("loss", 1, 1)]
+    assert [(k.names, k.first, k.last) for k in living.keepers] == [(("loss",), 1, 1)]
     assert "round 1" in living.keepers[0].said("en")
 
 
@@ -99,11 +99,33 @@ def test_a_list_tuple_or_dict_of_losses_keeps_every_rounds_graph(kept: str, hold
     trace = execute(code)
     counts = [alive(trace, _at(trace, 5, r)) for r in (1, 2, 3, 4)]
     assert [a.nodes for a in counts] == [2, 4, 6, 8]  # each round's Sum and Mul, all alive
-    assert [[(k.name, k.nodes, k.first, k.last) for k in a.keepers] for a in counts] == [
-        [], [(holder, 2, 1, 1)], [(holder, 4, 1, 2)], [(holder, 6, 1, 3)]]
+    assert [[(k.names, k.nodes, k.first, k.last) for k in a.keepers] for a in counts] == [
+        [], [((holder,), 2, 1, 1)], [((holder,), 4, 1, 2)], [((holder,), 6, 1, 3)]]
     names = {name for n in trace.graphs[trace.steps[-1].graph].nodes for name in n.names or ()}
     assert names == {"w", "loss", *(f"{holder}[{k}]" for k in ("0", "1", "2"))} if (
         holder == "losses") else {"w", "loss", "by[0]", "by[1]", "by[2]"}
+
+
+@pytest.mark.parametrize("top", [True, False], ids=["top-level", "in-a-function"])
+def test_a_while_loop_says_what_its_rounds_keep(top: bool) -> None:
+    loop = ("losses = []\nstep = 0\nwhile step < 5:\n    loss = (w * w).sum()\n"
+            "    losses.append(loss)\n    step += 1\n")
+    code = "w = torch.tensor([1.0, 2.0], requires_grad=True)\n" + (loop if top else (
+        "def f():\n" + "".join(f"    {line}\n" for line in loop.splitlines()) + "f()\n"))
+    trace = execute(code)
+    line = 6 if top else 7  # losses.append(loss)
+    living = alive(trace, _at(trace, line, 5))
+    assert living.nodes == 10 and [(k.names, k.nodes, k.first, k.last) for k in living.keepers] \
+        == [(("losses",), 8, 1, 4)]
+
+
+def test_variables_that_keep_the_same_nodes_are_told_together() -> None:
+    trace = execute("w = torch.ones(2, requires_grad=True)\nh = w\nsaved = {}\n"
+                    "for i in range(3):\n    h = h * 2\n    saved[i] = h\n")
+    (keeper,) = alive(trace, _at(trace, 6, 3)).keepers  # h's chain, and the dict holding it
+    assert (keeper.names, keeper.nodes, keeper.first, keeper.last) == (("h", "saved"), 2, 1, 2)
+    assert keeper.said("en").startswith("`h`, `saved` all keep the same 2 nodes")
+    assert keeper.said("zh").startswith("`h`、`saved` 都让循环第 1–2 轮")
 
 
 def test_a_step_without_a_graph_has_nothing_alive() -> None:
@@ -142,11 +164,11 @@ def test_what_a_running_total_keeps_counts_the_rounds_not_stepped_too(rounds: in
     trace = execute(RUNNING.format(rounds=rounds))
     index = _at(trace, 7, rounds)
     assert trace.steps[index - 3].rounds[-1].round < rounds - 1  # the round before: not stepped
-    total = next(k for k in alive(trace, index).keepers if k.name == "total_loss")
+    total = next(k for k in alive(trace, index).keepers if k.names == ("total_loss",))
     assert (total.nodes, total.first, total.last) == (before, 1, rounds - 1)
     assert f"rounds 1–{rounds - 1}" in total.said("en")
     at_pred = alive(trace, _at(trace, 5, rounds))  # `loss` still holds the round before's,
-    assert [k.name for k in at_pred.keepers] == ["total_loss"]  # all kept by `total_loss` too
+    assert [k.names for k in at_pred.keepers] == [("total_loss",)]  # all kept by `total_loss` too
 
 
 def _detached(code: str, names: list[str], line: int) -> str:

@@ -27,6 +27,7 @@ from explorer.record.lines import FORGET, Plan
 from explorer.safety.limits import Limits, TimeLimit
 from explorer.safety.sandbox import FILENAME
 from explorer.trace import Trace
+from explorer.trace.graph_view import default_root, named_outputs
 from explorer.trace.notes import english
 from explorer.trace.schema import MAX_NESTING, Round
 from explorer.trace.wire import trace_message
@@ -682,6 +683,17 @@ def test_a_return_steps_with_its_value_named_in_the_locals_and_the_graph() -> No
     assert paired.locals["return"].kind == "tuple"
     labels = [n.label.split("\n")[0] for n in trace.graphs[paired.graph].nodes]
     assert {"return[0]", "return[1]"} <= set(labels)
+
+
+def test_the_graph_inside_a_function_is_drawn_first_for_what_its_line_made() -> None:
+    trace = run("w = torch.ones(2, requires_grad=True)\nout = w * 1\n\n"
+                "def f(v):\n    u = v.exp()\n    return u.sum()\n\n"
+                "for i in range(2):\n    out = f(w * i)\n")
+    firsts = {(s.line, s.rounds[-1].round): default_root(
+        trace, i, named_outputs(trace.graphs[s.graph])) for i, s in enumerate(trace.steps)
+        if s.calls and s.graph is not None}
+    # Round 2 still holds round 1's `out`, a global: the function's own line wins.
+    assert firsts == {(5, 1): "u", (6, 1): "return", (5, 2): "u", (6, 2): "return"}
 
 
 def test_a_return_step_lets_the_value_go_as_the_function_returns() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from explorer.content.examples import by_key
 from explorer.pool.worker import WorkerPool
+from explorer.trace.graph_view import node_lines
 from explorer.views.animation import growing
 from explorer.views.export import animation_view
 from explorer.views.render import positions, svg
@@ -71,6 +72,9 @@ def test_a_call_in_a_round_not_stepped_is_built_by_no_step_after_it(pool: Worker
                 seq[n] is None or seq[n] >= rounds[-1].began for n in built.added)
             stepped += 1
     assert stepped == 1  # round 20
+    made = node_lines(trace)  # nor does the editor mark a line for them: none made them
+    assert not any(n in made for b in line.built if b.step is None for n in b.added
+                   if seq.get(n) is not None)
     assert line.made(len(line.built) - 1) == set(animation_view(trace, first).nodes)
 
 

@@ -80,6 +80,7 @@ class Recorder:
         self.progress = progress
         self.calls: list[Call] = []
         self.extra = 0  # calls recorded in full for a round asked for or a loop's last
+        self.raised_kept = 0  # calls run bare that raised, kept with their graph
         self.summaries: list[Summary] = []  # every call: its value and gradient norms
         self.count = 0
         self._busy = False
@@ -143,12 +144,17 @@ class Recorder:
         self._names, self._norms = {}, {}
         full = self._in_full(self.count)
         if not full and not create_graph:  # most calls of a training loop: run bare
+            kept_raised = False
             try:
                 return original(*args, **kwargs)
+            except BaseException:
+                call.raised = True
+                kept_raised = self._raised_bare(call, roots, vector)
+                raise
             finally:
                 if kind == "backward":  # grad() writes no .grad
                     self._read_norms(roots, inputs)
-                self._keep(call, False)
+                self._keep(call, kept_raised)
         if full:
             self._draw(call, roots, vector)
         self._running = None
@@ -190,6 +196,17 @@ class Recorder:
         call.vector = _vector(roots, vector)
         if call.vector is not None:
             call.jacobian_reason = NO_JACOBIAN
+
+    def _raised_bare(self, call: Call, roots: tuple[torch.Tensor, ...],
+                     vector: tuple[Any, ...]) -> bool:
+        """Whether a call run bare that raised is kept all the same (the first ASKED_CALLS):
+        its graph as the error left it, with no engine steps."""
+        if self.raised_kept >= ASKED_CALLS:
+            return False
+        self.raised_kept += 1
+        with suppress(Exception):  # what the program did stands: its error, not ours
+            self._draw(call, roots, vector)
+        return True
 
     def _name_variables(self) -> dict[str, Any]:
         """The program's variables, and each object's names among them."""

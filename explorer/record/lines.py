@@ -337,9 +337,12 @@ class Lines:
         key = (id(sys._getframe(1)), number)
         total = self._total[number] = self._total.get(number, 0) + 1
         before = self._rounds.get(key) or _Round(0, 0, False)
-        count = before.count + 1
-        self._rounds[key] = _Round(count, total, self._maybe_kept(key, count, total),
-                                   self.now(), before.began, before.loop_began)
+        count, now = before.count + 1, self.now()
+        # A top-level `while` has no `loop` call before it (a statement of its own would be a
+        # step): its run began as its first round did.
+        began = before.loop_began if key in self._rounds else now
+        self._rounds[key] = _Round(count, total, self._maybe_kept(key, count, total), now,
+                                   before.began, began)
         if count == self._lengths.get(key):
             self._in_last.add(key)
 

@@ -26,10 +26,10 @@ from typing import TYPE_CHECKING, Any
 from graphviz import Digraph, quoting
 from msgspec.structs import replace
 
-from explorer.trace.schema import Edge, Graph, Node
+from explorer.trace.schema import Edge, Graph, Node, Variable
 
 if TYPE_CHECKING:
-    from explorer.trace import Trace
+    from explorer.trace import Step, Trace
 
 NODE_ATTR = dict(style="filled", shape="box", align="left", fontsize="10", ranksep="0.1",
                  height="0.2", fontname="monospace")  # torchviz's node style
@@ -108,7 +108,7 @@ def default_root(trace: Trace, index: int, named: dict[str, str]) -> str | None:
     grew (`total += loss`), else the first named one. A new `.grad`, or a change autograd
     did not record (under `no_grad`), does not count: the variable holds the same graph.
     Where several changed since the step before (rounds between not stepped), the one whose
-    tensor's node was made last."""
+    tensor's node was made last. In a function, its own variables count too."""
     makers: dict[int, dict[str, Node]] = {}  # by graph: each name's tensor's backward node
 
     def maker(i: int, name: str) -> Node | None:
@@ -119,17 +119,34 @@ def default_root(trace: Trace, index: int, named: dict[str, str]) -> str | None:
             makers[graph] = _makers(trace.graphs[graph])
         return makers[graph].get(name)
 
+    described: dict[int, dict[str, Variable]] = {}  # by step: its variables by name
+
+    def variables(i: int) -> dict[str, Variable]:
+        if i not in described:
+            described[i] = by_name(trace.steps[i])
+        return described[i]
+
     def holds(i: int, name: str) -> Any:
-        info = trace.steps[i].variables.get(name) if i >= 0 else None
+        info = variables(i).get(name) if i >= 0 else None
         made = maker(i, name) if info else None
         return info and (info.memory, info.shape, info.grad_fn, made and made.id)
 
     for i in range(index, -1, -1):
-        changed = [name for name in trace.steps[i].variables
+        changed = [name for name in variables(i)
                    if name in named and holds(i - 1, name) != holds(i, name)]
         if changed:
             return max(changed, key=lambda name: _seq(maker(i, name)))
     return next(iter(named), None)
+
+
+def by_name(step: Step) -> dict[str, Variable]:
+    """A step's variables by the names its graph gives them: the program's, then those of the
+    function it is in (one whose name a global has as `forward.y`; its value as `return`)."""
+    if step.locals is None or not step.calls:
+        return step.variables
+    function = step.calls[-1].rsplit(".", 1)[-1]
+    return step.variables | {name if name not in step.variables else f"{function}.{name}": info
+                             for name, info in step.locals.items()}
 
 
 def _seq(node: Node | None) -> int:
@@ -147,12 +164,18 @@ def _makers(graph: Graph) -> dict[str, Node]:
 
 def node_lines(trace: Trace) -> dict[str, tuple[int, int]]:
     """Node id -> the first and last line of the statement that added the node to the graph
-    (the first step whose graph holds it; ids are stable through a run)."""
+    (the first step whose graph holds it; ids are stable through a run). A node made before
+    that step's round began (`Node.seq`, `Round.began`) was made by lines not stepped: none."""
     lines: dict[str, tuple[int, int]] = {}
+    seen: set[str] = set()
     for step in trace.steps:
         if step.graph is not None:
+            began = step.rounds[-1].began if step.rounds else None
             for node in trace.graphs[step.graph].nodes:
-                lines.setdefault(node.id, (step.line, step.end_line))
+                if node.id not in seen:
+                    seen.add(node.id)
+                    if began is None or node.seq is None or node.seq >= began:
+                        lines[node.id] = (step.line, step.end_line)
     return lines
 
 

@@ -47,8 +47,10 @@ def backward_pass(page: str, trace: Trace, lang: str, chosen: int | None = None,
     call = _call(page, trace, lang, chosen)
     if call is None:
         return
+    sampled_notes(trace, lang)  # why the calls, or the lines that built one, skip some
     if call.graph is None or not call.steps:
-        st.warning(text("backward_nothing", lang))
+        st.warning(text("backward_unrecorded" if call.raised and call.graph is not None
+                        else "backward_nothing", lang))
         return
     graph = trace.graphs[call.graph]
     shown = animation_view(trace, call)
@@ -133,7 +135,6 @@ def _call(page: str, trace: Trace, lang: str, chosen: int | None) -> Call | None
         st.session_state[key] = trace.backward[-1].call
     call = calls[st.selectbox(text("backward_call", lang), list(calls), key=key,
                               format_func=lambda n: _call_name(calls[n], lang))]
-    sampled_notes(trace, lang)  # why the list skips calls
     keep("call", call.call)
     return call
 

@@ -101,15 +101,16 @@ def _run(name: str, code: str, run_on: str, clicked: bool, language: str) -> Non
 def _marks(name: str) -> dict[str, Any]:
     """What the editor marks of the page's last run, while it shows that run's program: the
     lines the page marked as it drew this run (explorer.ui.steps.mark: the step its caption
-    names, the node chosen, the node the backward replay is about), else those of the last
-    step; and the error's line with its message."""
+    names, the node chosen, the node the backward replay is about; none where they were not
+    stepped), else those of the last step; and the error's line with its message."""
     trace: Trace | None = st.session_state.get(f"{name}.trace")
     if trace is None or st.session_state.get(f"{name}.ran") != st.session_state[f"{name}.code"]:
         return {"step": None, "error": None}
     shown = trace.step_at(len(trace.steps) - 1)
-    step = st.session_state.get(f"{name}.marked")
+    marked = f"{name}.marked"  # None there: the page marks no line (one not stepped)
+    step = st.session_state.get(marked, (shown.line, shown.end_line) if shown else None)
     error = trace.error if trace.error and trace.error.line else None
-    return {"step": step or ((shown.line, shown.end_line) if shown else None),
+    return {"step": step,
             "error": error and {"line": error.line,
                                 "message": f"{error.type}: {error.message}"[:300]}}
 

@@ -22,26 +22,28 @@ KEPT_BY_LEAF = "AccumulateGrad"  # a leaf's node: it lives as long as the leaf, 
 
 @dataclass(frozen=True)
 class Keeper:
-    """A variable that reaches nodes made in earlier rounds: how many, and in which rounds."""
+    """Variables that reach the same nodes made in earlier rounds (one alone, mostly): how
+    many, and in which rounds."""
 
-    name: str
+    names: tuple[str, ...]
     nodes: int
     first: int  # the rounds they were made in lie between these
     last: int
 
     def said(self, lang: str) -> str:
         """The keeper in words, in `lang`."""
-        if self.first == self.last:
-            return text("alive_keeper_one", lang, name=code_span(self.name), nodes=self.nodes,
-                        round=self.first)
-        return text("alive_keeper", lang, name=code_span(self.name), nodes=self.nodes,
-                    first=self.first, last=self.last)
+        key = "alive_keeper" + ("s" if len(self.names) > 1 else "") + (
+            "_one" if self.first == self.last else "")
+        names = text("names_separator", lang).join(map(code_span, self.names))
+        return text(key, lang, name=names, nodes=self.nodes, round=self.first, first=self.first,
+                    last=self.last)
 
 
 @dataclass(frozen=True)
 class Alive:
     """The graph at a step: its operation nodes, and the variables that keep earlier rounds',
-    most first (a variable all of whose nodes one before it keeps is left out)."""
+    most first, those that reach the same together (a variable all of whose nodes one before
+    it keeps is left out)."""
 
     nodes: int
     keepers: tuple[Keeper, ...]
@@ -58,11 +60,15 @@ def alive(trace: Trace, index: int) -> Alive | None:
     olds: dict[str, set[str]] = {}  # by variable: a list's tensors (`losses[3]`) are its own
     for name, start in _named(graph).items():
         olds.setdefault(name.split("[", 1)[0], set()).update(reached(graph, start) & born.keys())
+    alike: dict[frozenset[str], list[str]] = {}  # variables that reach the same old nodes
+    for name, old in sorted(olds.items()):
+        if old:
+            alike.setdefault(frozenset(old), []).append(name)
     keepers, told = [], set()
-    for name, old in sorted(olds.items(), key=lambda item: (-len(item[1]), item[0])):
+    for old, names in sorted(alike.items(), key=lambda item: (-len(item[0]), item[1])):
         if old - told:  # one a keeper before it reaches wholly is not told again
             told |= old
-            keepers.append(Keeper(name, len(old), min(born[n][0] for n in old),
+            keepers.append(Keeper(tuple(names), len(old), min(born[n][0] for n in old),
                                   max(born[n][1] for n in old)))
     return Alive(len(ops), tuple(keepers))
 
