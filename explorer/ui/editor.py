@@ -15,6 +15,7 @@ from explorer.ui.code_editor import code_editor
 from explorer.ui.common import LIMITS, device, lang, may_run, page, pool
 from explorer.ui.link import keep, take
 from explorer.views import places
+from explorer.views.present import cut
 
 
 def editor(name: str, language: str, run_on: str,
@@ -112,7 +113,7 @@ def _marks(name: str) -> dict[str, Any]:
     error = trace.error if trace.error and trace.error.line else None
     return {"step": step,
             "error": error and {"line": error.line,
-                                "message": f"{error.type}: {error.message}"[:300]}}
+                                "message": cut(f"{error.type}: {error.message}", 300)}}
 
 
 def _where(name: str, language: str, marked: tuple[int, int] | None) -> None:

@@ -30,7 +30,7 @@ def preview(values: Any, limit: int = 40) -> str:
     """A one-line summary of a value, its numbers as PyTorch prints them: a few (`few`) in
     full; past `limit` characters, values left off whole (`…`), a text cut."""
     if isinstance(parsed(values), str):  # a text, not a number sent as text
-        return _cut(repr(values), limit)
+        return cut(repr(values), limit)
     return written(values, None if few(values) else limit)
 
 
@@ -40,7 +40,7 @@ def value_preview(info: Variable, limit: int = 40) -> str:
     line break and the indents around it a space), cut past `limit` characters."""
     if info.kind == "str" or not isinstance(parsed(info.values), str):
         return preview(info.values, limit)
-    return _cut(BREAK.sub(" ", info.values), limit)
+    return cut(BREAK.sub(" ", info.values), limit)
 
 
 def counted(names: Iterable[str]) -> str:
@@ -49,7 +49,7 @@ def counted(names: Iterable[str]) -> str:
     return ", ".join(name if count == 1 else f"{name} ×{count}" for name, count in said.items())
 
 
-def _cut(text: str, limit: int) -> str:
+def cut(text: str, limit: int) -> str:
     """`text`, cut to `limit` characters (`…` the last) when longer."""
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
