@@ -3,10 +3,9 @@
 `plan` rewrites a checked program so that each line inside a top-level statement tells
 `Lines` when it has run (`__ae_line__(place)`), a `return` before it returns (the value is
 held in `__ae_returned__` for the step to show, and let go as the function returns), each
-loop when it starts
-(`__ae_loop__(loop, iterable)`, which hands the iterable back untouched) and each round
-(`__ae_round__(loop)`). The program sees nothing of it: no value, order or line number
-changes, and the calls run none of its code. Top-level statements are stepped by
+loop when it starts (`__ae_loop__(loop, iterable)`, which hands the iterable back untouched)
+and each round (`__ae_round__(loop)`). The program sees nothing of it: no value, order or
+line number changes, and the calls run none of its code. Top-level statements are stepped by
 explorer.record.execute as before; a line inside one becomes a step of its own when the
 innermost loop around it (in its function, else in those that called it) is in a round kept.
 A loop's rounds are counted over the whole run, in every frame and every run of the loop, so
