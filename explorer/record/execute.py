@@ -83,7 +83,7 @@ def execute(code: str, *, device: str = "cpu", limits: Limits = Limits(),
     reached = unrepeatable_reached()
     guards = Guards(limits, out)
     namespace = guards.namespace()
-    trace = Trace(ok=True, notes=list(program.notes), device=device,
+    trace = Trace(ok=True, notes=[Note(key=key) for key in program.notes], device=device,
                   threads=torch.get_num_threads())
     ids = Ids()
     steps = _Steps(trace, namespace, out, limits, ids, Modules(), Orders(ids))

@@ -109,9 +109,12 @@ def _older_graphs(trace: Trace) -> Part | None:
 
 
 def _older_calls(trace: Trace) -> Part | None:
-    if len(trace.backward) < 2:
+    """All calls but the last recorded in full (and any that raised after it, kept with no
+    steps)."""
+    replayed = [i for i, call in enumerate(trace.backward) if call.steps]
+    if not replayed or replayed[-1] == 0:
         return None
-    trace.backward[:-1] = []
+    trace.backward[:replayed[-1]] = []
     trace.keep_shown_graphs()
     return Part(key="older_calls")
 

@@ -13,8 +13,6 @@ import ast
 import re
 from dataclasses import dataclass, field
 
-from explorer.trace.schema import Note
-
 FILENAME = "<program>"  # the file name a program is parsed and compiled under
 USER_MODULE = "__main__"  # a program's `__name__`, and its classes' `__module__`
 
@@ -130,7 +128,7 @@ class Program:
     """A checked and rewritten program, ready to run statement by statement."""
 
     tree: ast.Module
-    notes: list[Note] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # the keys of the run's notes it makes
 
 
 def prepare(code: str) -> Program:
@@ -138,12 +136,12 @@ def prepare(code: str) -> Program:
     if len(code) > MAX_CODE_CHARS:
         raise Refused(None, f"the program has {len(code):,} characters; a program here may "
                             f"have at most {MAX_CODE_CHARS:,}")
-    notes: list[Note] = []
+    notes: list[str] = []
     try:
         tree = _parse(code)
     except SyntaxError as error:
         tree = _parse_full_width(code, error)
-        notes.append(Note(key="full_width"))  # （ ） ， ： read as ( ) , :
+        notes.append("full_width")  # （ ） ， ： read as ( ) , :
     _Checker().visit(tree)
     tree = ast.fix_missing_locations(_Rewriter().visit(tree))
     return Program(tree, notes)

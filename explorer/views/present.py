@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from collections.abc import Iterable
 from typing import Any
@@ -16,7 +15,6 @@ from explorer.views.numbers import exact, flat, number, parsed, written
 
 FEW = 8  # values a tensor may have to be written as its values everywhere, never summed up
 CHARS = 28  # characters a picture gives one tensor's values past FEW
-BREAK = re.compile(r"\s*\n\s*")  # a line break of a repr and the indents around it
 
 
 def few(values: Any, truncated: bool = False) -> bool:
@@ -40,7 +38,7 @@ def value_preview(info: Variable, limit: int = 40) -> str:
     line break and the indents around it a space), cut past `limit` characters."""
     if info.kind == "str" or not isinstance(parsed(info.values), str):
         return preview(info.values, limit)
-    return cut(BREAK.sub(" ", info.values), limit)
+    return cut(" ".join(line.strip() for line in info.values.split("\n")), limit)
 
 
 def counted(names: Iterable[str]) -> str:
