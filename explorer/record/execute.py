@@ -37,6 +37,7 @@ from explorer.safety.guards import Guards, Output, names_a_date, unrepeatable_re
 from explorer.safety.limits import LimitExceeded, Limits, TimeLimit, memory_message, time_message
 from explorer.safety.sandbox import FILENAME
 from explorer.trace import Step, Trace, error_info, failure
+from explorer.trace.graph_view import in_scope
 from explorer.trace.schema import MAX_LIBRARY, Error, Note, Summary
 
 RING_AGAIN = 0.05  # seconds after the time is up that the clock rings again, until heard
@@ -188,11 +189,7 @@ class _Steps:
         name a global has as `forward.y`)."""
         cap = self.limits.value_elements
         local = _locals(where.frame if where else None, returns)
-        names = _user_variables(self.namespace)
-        if local is not None and where is not None:
-            function = where.calls[-1].rsplit(".", 1)[-1]
-            names |= {name if name not in names else f"{function}.{name}": value
-                      for name, value in local.items()}
+        names = in_scope(_user_variables(self.namespace), local, where.calls if where else None)
         graph = record_graph(names, self.ids, self.limits.graph_nodes, self.modules,
                              self.orders)
         variables = snapshot(self.namespace, cap)

@@ -21,7 +21,7 @@ import functools
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from graphviz import Digraph, quoting
 from msgspec.structs import replace
@@ -29,7 +29,9 @@ from msgspec.structs import replace
 from explorer.trace.schema import Edge, Graph, Node, Variable
 
 if TYPE_CHECKING:
-    from explorer.trace import Step, Trace
+    from explorer.trace import Trace
+
+T = TypeVar("T")
 
 NODE_ATTR = dict(style="filled", shape="box", align="left", fontsize="10", ranksep="0.1",
                  height="0.2", fontname="monospace")  # torchviz's node style
@@ -123,7 +125,8 @@ def default_root(trace: Trace, index: int, named: dict[str, str]) -> str | None:
 
     def variables(i: int) -> dict[str, Variable]:
         if i not in described:
-            described[i] = by_name(trace.steps[i])
+            step = trace.steps[i]
+            described[i] = in_scope(step.variables, step.locals, step.calls)
         return described[i]
 
     def holds(i: int, name: str) -> Any:
@@ -139,14 +142,16 @@ def default_root(trace: Trace, index: int, named: dict[str, str]) -> str | None:
     return next(iter(named), None)
 
 
-def by_name(step: Step) -> dict[str, Variable]:
-    """A step's variables by the names its graph gives them: the program's, then those of the
-    function it is in (one whose name a global has as `forward.y`; its value as `return`)."""
-    if step.locals is None or not step.calls:
-        return step.variables
-    function = step.calls[-1].rsplit(".", 1)[-1]
-    return step.variables | {name if name not in step.variables else f"{function}.{name}": info
-                             for name, info in step.locals.items()}
+def in_scope(variables: dict[str, T], local: dict[str, T] | None,
+             calls: list[str] | None) -> dict[str, T]:
+    """Values by the names a step's graph gives them: the program's `variables`, then the
+    `local` ones of the innermost of `calls` (one whose name a global has as `forward.y`;
+    the value it returns as `return`)."""
+    if local is None or not calls:
+        return variables
+    function = calls[-1].rsplit(".", 1)[-1]
+    return variables | {name if name not in variables else f"{function}.{name}": value
+                        for name, value in local.items()}
 
 
 def _seq(node: Node | None) -> int:
