@@ -55,8 +55,11 @@ STARTUP_S = 120.0  # importing PyTorch on a cold machine
 GRACE_S = 1.0  # past the time limit, the child's own clock had its chance: kill it
 PROGRESS_PER_S = 20  # progress updates a run sends: explorer.record.backward waits 50 ms between
 Progress = Callable[[Summary], None]
-# What a child may see of the server's environment: no tokens, keys or passwords.
-KEPT_ENV = ("PATH", "LANG", "LC_ALL", "TZ", "CUDA_VISIBLE_DEVICES", "LD_LIBRARY_PATH")
+# What a child may see of the server's environment: no tokens, keys or passwords; and the
+# two settings that make PyTorch's CPU arithmetic the same on every x86 CPU, where set (the
+# kernels' instruction set, and MKL's reproducibility mode).
+KEPT_ENV = ("PATH", "LANG", "LC_ALL", "TZ", "CUDA_VISIBLE_DEVICES", "LD_LIBRARY_PATH",
+            "ATEN_CPU_CAPABILITY", "MKL_CBWR")
 LOG = logging.getLogger(__name__)
 CREDENTIALS = struct.Struct("3i")  # struct ucred: pid, uid, gid
 
