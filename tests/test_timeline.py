@@ -3,9 +3,13 @@ and the picture of the graph as it grows."""
 
 from __future__ import annotations
 
+import html
+import re
+
 from explorer.content.examples import by_key
 from explorer.pool.worker import WorkerPool
-from explorer.trace.graph_view import node_lines
+from explorer.trace.graph_view import MARK, node_lines
+from explorer.views import graph_page
 from explorer.views.animation import growing
 from explorer.views.export import animation_view
 from explorer.views.render import positions, svg
@@ -95,3 +99,35 @@ def test_the_growing_picture_veils_what_is_not_made_and_outlines_what_is_new(
     assert chart.data[14].text == ("<b>statement 2 of 4: line 3</b>",)
     assert not any(chart.data[13].text)  # no gradient numbers before the pass
     assert_plotly_checks(chart)
+
+
+def test_the_graph_page_outlines_what_a_line_made_in_its_own_round_only(
+        pool: WorkerPool) -> None:
+    """Round 20 follows rounds not stepped: the line's own nodes are outlined in orange, as in
+    round 2, not the 36 that rounds 11–19 left in `total`'s graph; where the run's error
+    stopped a round not stepped, no line's nodes are known apart, and none is outlined."""
+    trace = pool.run("w = torch.randn(3, requires_grad=True)\ntotal = 0\n"
+                     "for t in range(30):\n    y = (w * t).sum()\n    total = total + y\n"
+                     "    if t == 25:\n        total.backward()\n        total.backward()\n")
+    outlined = {}
+    for index, step in enumerate(trace.steps):
+        if step.graph is not None and step.line == 4 and step.rounds[-1].round in (2, 20):
+            drawn = graph_page.drawn(trace, index, graph_page.Options())  # every output
+            outlined[step.rounds[-1].round] = sorted(
+                label for label, stroke in _outlines(drawn.dot) if stroke == MARK)
+    assert outlined[2] == outlined[20] == ["MulBackward0", "SumBackward0", "other", "y"]
+    stopped = trace.steps[-1]
+    assert stopped.stopped and stopped.rounds[-1].round == 26
+    assert not graph_page.statement_added(trace, len(trace.steps) - 1)
+
+
+def _outlines(dot: str) -> list[tuple[str, str]]:
+    """Each drawn node's first label line and outline colour, from the SVG."""
+    found = []
+    for group in re.finditer(r'<g id="node\d+" class="node">(.*?)</g>', svg(dot), re.S):
+        body = group.group(1)
+        label = re.search(r"<text[^>]*>([^<]*)</text>", body)
+        shape = re.search(r'<(?:polygon|ellipse|path) fill="[^"]*" stroke="([^"]*)"', body)
+        if label and shape:
+            found.append((html.unescape(label.group(1)), shape.group(1)))
+    return found

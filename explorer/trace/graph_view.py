@@ -249,10 +249,28 @@ def _custom(nodes: dict[str, Node], node: str) -> bool:
     return node in nodes and bool(nodes[node].custom)
 
 
-def added(graph: Graph, before: Graph | None) -> frozenset[str]:
-    """The ids of the nodes `graph` has and the graph `before` it had not."""
+def added(graph: Graph, before: Graph | None, began: int | None = None) -> frozenset[str]:
+    """The ids of the nodes `graph` has and the graph `before` it had not, but those made
+    before `began` (a step's round began then: rounds not stepped made them)."""
     had = {n.id for n in before.nodes} if before else set()
-    return frozenset(n.id for n in graph.nodes if n.id not in had)
+    new = {n.id for n in graph.nodes if n.id not in had}
+    return frozenset(new - made_before(graph, new, began))
+
+
+def made_before(graph: Graph, ids: set[str], began: int | None) -> frozenset[str]:
+    """Of the nodes `ids` of `graph`, those made before the sequence number `began`: a
+    backward node by its own number (`Node.seq`), a tensor when each node it is joined to
+    was."""
+    if began is None:
+        return frozenset()
+    old = {n.id for n in graph.nodes if n.seq is not None and n.seq < began}
+    joined: dict[str, set[str]] = defaultdict(set)
+    for edge in graph.edges:
+        joined[edge.src].add(edge.dst)
+        joined[edge.dst].add(edge.src)
+    return frozenset(n.id for n in graph.nodes if n.id in ids and (
+        n.id in old or n.seq is None and n.kind != "backward" and joined[n.id]
+        and joined[n.id] <= old))
 
 
 def modules(graph: Graph) -> list[str]:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from explorer.trace import Trace
 from explorer.trace.graph_view import View, added, default_root, named_outputs, view
+from explorer.trace.schema import Step
 from explorer.views.animation import NUMBERS_UP_TO
 from explorer.views.present import node_values
 
@@ -41,10 +42,25 @@ def drawn(trace: Trace, index: int, options: Options,
     step = trace.steps[index]
     graph = trace.graphs[step.graph]  # type: ignore[index]
     named = named_outputs(graph)
-    before = trace.steps[index - 1].graph if index else None
     return view(graph, [named[r] for r in options.roots if r in named] or None, options.saved,
                 options.attrs, collapse=not options.expand, fold=options.fold,
                 order=options.order,
                 notes=node_values(graph, step.variables) if options.numbers else None,
-                marked=marked if marked is not None else added(
-                    graph, trace.graphs[before] if before is not None else None))
+                marked=marked if marked is not None else statement_added(trace, index))
+
+
+def statement_added(trace: Trace, index: int) -> frozenset[str]:
+    """The nodes the statement of step `index` added to its graph: those new since the step
+    before, but any made before its round began (in rounds not stepped); none where the run's
+    error stopped a round not stepped (what its line made is not known apart)."""
+    step = trace.steps[index]
+    previous = trace.steps[index - 1] if index else None
+    if step.stopped and _rounds(step) != _rounds(previous):
+        return frozenset()
+    before = previous.graph if previous is not None else None
+    return added(trace.graphs[step.graph], trace.graphs[before] if before is not None else None,
+                 step.rounds[-1].began if step.rounds else None)
+
+
+def _rounds(step: Step | None) -> list[tuple[int, int]]:
+    return [(r.line, r.round) for r in step.rounds or ()] if step is not None else []

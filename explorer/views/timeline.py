@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 from explorer.content.i18n import text
 from explorer.trace import Trace
-from explorer.trace.graph_view import Group, View
-from explorer.trace.schema import Call
+from explorer.trace.graph_view import Group, View, made_before
+from explorer.trace.schema import Call, Graph
 from explorer.views.export import animation_view
 
 
@@ -67,8 +67,7 @@ def timeline(trace: Trace, call: Call, forward: bool = True,
     shown = shown or animation_view(trace, call)
     wanted = {m for i, n in shown.nodes.items()  # its nodes
               for m in (n.members if isinstance(n, Group) else [i])}
-    made = {n.id: n.seq for n in trace.graphs[call.graph].nodes} if call.graph is not None \
-        else {}
+    graph = trace.graphs[call.graph] if call.graph is not None else None
     seen: set[str] = set()
     built: list[Built] = []
     for index, step in enumerate(trace.steps[:call.after]):
@@ -76,28 +75,23 @@ def timeline(trace: Trace, call: Call, forward: bool = True,
             continue
         ids = {n.id for n in trace.graphs[step.graph].nodes} - seen
         seen |= ids
-        built += _built(trace, index, ids & wanted, made)
+        built += _built(trace, index, ids & wanted, graph)
         if wanted <= seen:
             break
     if not wanted <= seen:
-        built += _built(trace, _calling(trace, call), wanted - seen, made)
+        built += _built(trace, _calling(trace, call), wanted - seen, graph)
     return Timeline(tuple(built), len(call.steps))
 
 
-def _built(trace: Trace, index: int | None, added: set[str],
-           made: dict[str, int | None]) -> list[Built]:
-    """The nodes `added` at step `index` (None: by lines not stepped): those `made` (their
-    sequence numbers) before the step's round began, by lines not stepped before it."""
+def _built(trace: Trace, index: int | None, added: set[str], graph: Graph | None
+           ) -> list[Built]:
+    """The nodes `added` at step `index` (None: by lines not stepped): those the call's
+    `graph` dates before the step's round began, by lines not stepped before it."""
     rounds = trace.steps[index].rounds if index is not None else None
     began = rounds[-1].began if rounds else None
-    early = {n for n in added if _before(made.get(n), began)}
-    return [b for b in (Built(None, frozenset(early)), Built(index, frozenset(added - early)))
+    early = made_before(graph, added, began) if graph is not None else frozenset()
+    return [b for b in (Built(None, early), Built(index, frozenset(added - early)))
             if b.added]
-
-
-def _before(seq: int | None, began: int | None) -> bool:
-    """Whether a node made at `seq` was made before a round that `began` then."""
-    return seq is not None and began is not None and seq < began
 
 
 def _calling(trace: Trace, call: Call) -> int | None:
