@@ -6,6 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import torch
 
+from explorer.pool.worker import WorkerPool
 from explorer.record.snapshot import describe
 from explorer.views.present import counted, variable_rows
 
@@ -35,3 +36,27 @@ def test_an_objects_multi_line_repr_reads_on_one_line_without_quotes() -> None:
 def test_counted_names_each_once_in_order_with_its_count() -> None:
     assert counted(["b", "a", "b", "c", "b"]) == "b ×3, a, c"
     assert counted([]) == ""
+
+
+def test_a_module_is_marked_changed_when_its_parameters_or_their_grads_change(
+        pool: WorkerPool) -> None:
+    """A module's repr stays the same through a training step; what its parameters hold does
+    not, and the table marks it: after backward, the optimizer's step and zero_grad alone.
+    Reading them runs none of the program's own methods (this subclass's would print)."""
+    trace = pool.run(
+        "class Net(torch.nn.Linear):\n"
+        "    def parameters(self, recurse=True):\n        print('ran')\n"
+        "        return super().parameters(recurse)\n"
+        "    def named_parameters(self, *args, **kwargs):\n        print('ran')\n"
+        "        return super().named_parameters(*args, **kwargs)\n"
+        "model = torch.nn.Sequential(Net(2, 1))\n"
+        "opt = torch.optim.SGD(torch.nn.Module.parameters(model), lr=0.1)\n"
+        "loss = model(torch.ones(3, 2)).sum()\nloss.backward()\nopt.step()\nn = 1\n"
+        "opt.zero_grad()\nmodel.zero_grad()\n")
+    marked = {}
+    for before, step in zip(trace.steps, trace.steps[1:], strict=False):
+        rows = variable_rows(step.variables, before.variables)
+        marked[step.line] = [r["name"].removeprefix("● ") for r in rows if r["name"][0] == "●"]
+    assert marked == {8: ["model"], 9: ["opt"], 10: ["loss"], 11: ["model"], 12: ["model"],
+                      13: ["n"], 14: ["model"], 15: []}
+    assert "ran" not in trace.stdout

@@ -84,7 +84,20 @@ def describe(value: Any, cap: int) -> Variable | None:
             else "function" if callable(value) else "object")
     if isinstance(value, list | tuple | dict | set | frozenset | torch.Size):
         kind = "size" if isinstance(value, torch.Size) else type(value).__name__
-    return Variable(kind=kind, type=type(value).__name__, values=_short_repr(value))
+    return Variable(kind=kind, type=type(value).__name__, values=_short_repr(value),
+                    parameters=_parameters(value) if kind == "module" else None)
+
+
+def _parameters(module: torch.nn.Module) -> int:
+    """What a module's parameters hold, hashed: each one's version counter, and its `.grad`'s
+    (or that it has none). Read by the base class's methods: a program's subclass may
+    override them."""
+    held = []
+    for _, inner in torch.nn.Module.named_modules(module):
+        for _, p in torch.nn.Module.named_parameters(inner, recurse=False):
+            grad = p.grad if type(p) in PLAIN_TENSORS else None
+            held.append((version(p), None if grad is None else version(grad)))
+    return hash(tuple(held)) & (2**62 - 1)
 
 
 def version(t: torch.Tensor) -> int | None:
