@@ -60,3 +60,33 @@ def test_a_module_is_marked_changed_when_its_parameters_or_their_grads_change(
     assert marked == {8: ["model"], 9: ["opt"], 10: ["loss"], 11: ["model"], 12: ["model"],
                       13: ["n"], 14: ["model"], 15: []}
     assert "ran" not in trace.stdout
+
+
+def test_functions_classes_and_containers_read_as_the_program_wrote_them(
+        pool: WorkerPool) -> None:
+    """A function by its parameters, a class by its bases, a library's function by where it
+    lives, a dict's keys and a set's items in the order print shows them, each container's
+    length in the type column; nothing of the program's runs to say so (a key's `__lt__`
+    would print, and sorting would call it)."""
+    trace = pool.run(
+        "def f(w, x=2, *rest, scale, **more):\n    return w\n"
+        "def k(a, /, b, *, c=None):\n    return a\n"
+        "def outer():\n    def inner(t):\n        return t\n    return inner\n"
+        "g = lambda t: t * 2\ninner = outer()\nclass Net(torch.nn.Module):\n    pass\n"
+        "class Key:\n    def __lt__(self, other):\n        print('compared')\n        return True\n"
+        "relu, act = torch.relu, torch.nn.functional.relu\n"
+        "d = {'b': 1, 'a': 2, Key(): 3}\ns = {Key(), Key()}\nxs = [1, 2, 3]\n"
+        "scalar = torch.tensor(1.0)\n")
+    rows = {r["name"]: (r["type"], r["value"].strip("`")) for r in variable_rows(
+        trace.variables, None, "zh")}
+    assert rows["f"] == ("function", "f(w, x=2, *rest, scale, **more)")
+    assert rows["k"] == ("function", "k(a, /, b, *, c=None)")
+    assert rows["inner"] == ("function", "outer.inner(t)")
+    assert rows["g"] == ("function", "lambda t")
+    assert rows["Net"] == ("class", "class Net(Module)")
+    assert rows["relu"] == ("function", "torch.relu")
+    assert rows["act"] == ("function", "torch.nn.functional.relu")
+    assert rows["d"][0] == "dict 3" and rows["d"][1].startswith("{'b': 1, 'a': 2, <")
+    assert rows["s"][0] == "set 2" and rows["xs"][0] == "list 3"
+    assert rows["scalar"][0] == "tensor 标量"
+    assert "compared" not in trace.stdout

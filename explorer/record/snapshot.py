@@ -8,10 +8,13 @@ keep a leading block of at least `cap` elements, nested like the original.
 from __future__ import annotations
 
 import functools
+import inspect
+import itertools
 import math
 import reprlib
 import types
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -24,19 +27,69 @@ from explorer.trace.schema import Variable
 
 class _Repr(reprlib.Repr):
     """reprlib's short repr, which never runs a `__repr__` (or `extra_repr`) the program wrote:
-    that is the program's code, and describing a value must not run it (it may print)."""
+    that is the program's code, and describing a value must not run it (it may print). Dicts
+    and sets in the order `print` shows them (reprlib sorts them, comparing the program's
+    objects by their own `__lt__`); functions and classes as the program wrote them."""
 
     def repr_instance(self, x: Any, level: int) -> str:
         if any(c.__module__ == USER_MODULE and ("__repr__" in vars(c) or "extra_repr" in vars(c))
                for c in type(x).__mro__):
             return f"<{type(x).__name__} object>"
+        if isinstance(x, types.FunctionType | types.BuiltinFunctionType | type):
+            return _written(x, level, self.repr1)
         return super().repr_instance(x, level)
+
+    def repr_dict(self, x: dict[Any, Any], level: int) -> str:
+        if not x or level <= 0:
+            return "{...}" if x else "{}"
+        pieces = [f"{self.repr1(k, level - 1)}: {self.repr1(v, level - 1)}"
+                  for k, v in itertools.islice(dict.items(x), self.maxdict)]
+        return "{" + ", ".join(pieces + ["..."] * (len(x) > self.maxdict)) + "}"
+
+    def repr_set(self, x: set[Any], level: int) -> str:
+        return self._repr_iterable(x, level, "{", "}", self.maxset) if x else "set()"
+
+    def repr_frozenset(self, x: frozenset[Any], level: int) -> str:
+        return self._repr_iterable(x, level, "frozenset({", "})", self.maxfrozenset) if x \
+            else "frozenset()"
+
+    repr_function = repr_builtin_function_or_method = repr_type = repr_instance
+
+
+def _written(x: Any, level: int, shown: Callable[[Any, int], str]) -> str:
+    """A function of the program's by its parameters (`f(w, x=2, *rest)`, `lambda t`), one
+    of a library by where it lives (`torch.nn.functional.relu`), a class of the program's by
+    its bases (`class Net(Module)`); `shown` writes a default value."""
+    name = x.__name__ if isinstance(x, types.BuiltinFunctionType) else x.__qualname__.replace(
+        "<locals>.", "")
+    if isinstance(x, type):
+        bases = ", ".join(b.__name__ for b in x.__bases__ if b is not object)
+        return f"class {name}({bases})" if bases else f"class {name}"
+    if not isinstance(x, types.FunctionType) or x.__module__ != USER_MODULE:
+        module = getattr(x, "__module__", None)
+        return f"{module}.{name}" if isinstance(module, str) else name
+    parameters, kinds = [], []
+    for p in inspect.signature(x, follow_wrapped=False).parameters.values():
+        if p.kind is p.KEYWORD_ONLY and not {p.VAR_POSITIONAL, p.KEYWORD_ONLY} & set(kinds):
+            parameters.append("*")
+        elif kinds and kinds[-1] is p.POSITIONAL_ONLY and p.kind is not p.POSITIONAL_ONLY:
+            parameters.append("/")
+        star = {p.VAR_POSITIONAL: "*", p.VAR_KEYWORD: "**"}.get(p.kind, "")
+        default = "" if p.default is p.empty else f"={shown(p.default, level - 1)}"
+        parameters.append(f"{star}{p.name}{default}")
+        kinds.append(p.kind)
+    if kinds and kinds[-1] is inspect.Parameter.POSITIONAL_ONLY:
+        parameters.append("/")
+    if x.__name__ == "<lambda>":
+        return f"lambda {', '.join(parameters)}".rstrip()
+    return f"{name}({', '.join(parameters)})"
 
 
 PLAIN = (str, int, float, bool, type(None))  # what a description's values are made of
 # Tensor classes whose `.grad` torch's own getter reads (no __torch_function__ runs): on a
 # leaf it never warns, so it is read without catching warnings (3 µs a tensor).
 PLAIN_TENSORS = (torch.Tensor, torch.nn.Parameter)
+SIZED = (list, tuple, dict, set, frozenset)  # exactly: a subclass's len is its own code
 NUMBERS = "biufc"  # numpy kinds whose bytes are their values (not an object array's pointers)
 MADE_BLOCKS = 512  # blocks whose lists are kept for reuse: at most 16 KB of key each
 _MADE: dict[tuple[str, tuple[int, ...], bytes], Any] = {}
@@ -85,6 +138,7 @@ def describe(value: Any, cap: int) -> Variable | None:
     if isinstance(value, list | tuple | dict | set | frozenset | torch.Size):
         kind = "size" if isinstance(value, torch.Size) else type(value).__name__
     return Variable(kind=kind, type=type(value).__name__, values=_short_repr(value),
+                    length=len(value) if type(value) in SIZED else None,
                     parameters=_parameters(value) if kind == "module" else None)
 
 

@@ -89,6 +89,7 @@ class Variable(Tensor, kw_only=True):
     tangent: Any = None  # forward-mode AD: a dual tensor's tangent (its values' block)
     norm: Real | None = None
     grad_norm: Real | None = None
+    length: Count | None = None  # a list's, tuple's, dict's or set's len
     # A module's: what its parameters hold (their version counters, and their `.grad`s' and
     # whether they have one), hashed: a backward, an optimizer's step or zero_grad changes it.
     parameters: Count | None = None

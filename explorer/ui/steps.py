@@ -271,12 +271,13 @@ def _variables(step: Step, before: Step | None, lang: str, page: str) -> None:
     """The program's variables at `step` (● what changed since `before`), then, in a
     function, its local variables (Python Tutor's frames); then a variable to look inside (a
     local one hides a global one of its name, as in Python)."""
-    shown = _table(variable_rows(step.variables, before.variables if before else {}), lang)
+    shown = _table(variable_rows(step.variables, before.variables if before else {}, lang),
+                   lang)
     if step.calls and step.locals is not None:
         st.markdown(f"**{text('locals_of', lang, call=code_span(f'{step.calls[-1]}()'))}**")
         same = before is not None and before.calls == step.calls
-        shown |= _table(variable_rows(step.locals, (before.locals or {}) if same else {}),
-                        lang)
+        shown |= _table(variable_rows(step.locals, (before.locals or {}) if same else {},
+                                      lang), lang)
     if not shown:
         return
     st.caption(f"● {text('changed', lang)}")

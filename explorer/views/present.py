@@ -13,6 +13,8 @@ from explorer.trace import Variables
 from explorer.trace.schema import Graph, Node, Variable
 from explorer.views.numbers import exact, flat, number, parsed, written
 
+# Python's names for the types of functions and classes, as a learner says them.
+PYTHON_TYPES = {"type": "class", "builtin_function_or_method": "function"}
 FEW = 8  # values a tensor may have to be written as its values everywhere, never summed up
 CHARS = 28  # characters a picture gives one tensor's values past FEW
 
@@ -137,7 +139,8 @@ def node_values(graph: Graph, variables: Variables) -> dict[str, str]:
     return notes
 
 
-def variable_rows(now: Variables, before: Variables | None = None) -> list[dict[str, Any]]:
+def variable_rows(now: Variables, before: Variables | None = None, lang: str = "en"
+                  ) -> list[dict[str, Any]]:
     """One row per variable for the variables table (markdown: the run's words are shown as
     words); ● marks what this step changed. Inside forward-mode AD's dual level, a column
     gives each dual tensor's tangent."""
@@ -147,7 +150,7 @@ def variable_rows(now: Variables, before: Variables | None = None) -> list[dict[
         changed = before is not None and before.get(name) != info
         rows.append({
             "name": f"● {plain(name)}" if changed else plain(name),
-            "type": plain(_type(info)),  # a class's name is the program's to choose
+            "type": plain(_type(info, lang)),  # a class's name is the program's to choose
             "dtype": plain(str(info.dtype or "").removeprefix("torch.")),
             "device": plain(info.device or ""),
             "requires_grad": _flag(info.requires_grad),
@@ -165,12 +168,14 @@ def _flag(value: bool | None) -> str:
     return "" if value is None else "✓" if value else "✗"
 
 
-def _type(info: Variable) -> str:
-    """`tensor 2×3`, `tensor scalar`, `ndarray 5`, `int`..."""
+def _type(info: Variable, lang: str) -> str:
+    """`tensor 2×3`, `tensor scalar`, `ndarray 5`, `list 3`, `int`, `class`..."""
     shape = info.shape
+    if info.length is not None:
+        return f"{info.type} {info.length}"
     if shape is None:
-        return info.type or info.kind
-    return f"{info.kind} {'×'.join(map(str, shape)) or 'scalar'}"
+        return PYTHON_TYPES.get(info.type or "", info.type or info.kind)
+    return f"{info.kind} {'×'.join(map(str, shape)) or text('type_scalar', lang)}"
 
 
 def statement(code: str, first: int, last: int) -> str:
