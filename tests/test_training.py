@@ -104,6 +104,8 @@ def test_the_gradient_norms_name_a_modules_parameters() -> None:
     losses = [Summary(call=1, kind="backward", value=2.0, grad_norms={"t6": 0.5, "w1": 0.25})]
     figure = grad_norm_figure(curves(losses, names))
     assert [line.name for line in figure.data] == ["‖model.2.bias.grad‖", "‖w1.grad‖"]
+    alone = grad_norm_figure(curves([replace(losses[0], grad_norms={"w1": 0.25})]))
+    assert alone.layout.showlegend and [line.name for line in alone.data] == ["‖w1.grad‖"]
     assert calls([replace(losses[0], call=1), replace(losses[0], call=40)]) == 40  # thinned:
     assert calls([]) == 0  # the last call made
 

@@ -140,6 +140,7 @@ def _charts(drawn: Curves, verdict: Compared | None, count: int, lang: str) -> N
     st.plotly_chart(grad_norm_figure(drawn, text("grad_norms", lang), axis,
                                      others=text("other_leaves", lang, count=drawn.hidden)),
                     key="training.norms")
+    st.caption(text("grad_norms_held", lang))
     if drawn.reduced:
         st.caption(text("curves_reduced", lang, calls=count, points=drawn.drawn))
 

@@ -187,13 +187,15 @@ def loss_figure(curves: Curves, title: str = "loss", axis: str = "backward call"
 def grad_norm_figure(curves: Curves, title: str = "gradient norms", axis: str = "backward call",
                      others: str = "the other leaves", height: int = 300) -> go.Figure:
     """‖.grad‖ of every leaf per backward call (w1, w2 in the seed), log scale; past LEAVES
-    leaves, one dotted line named `others` of the largest of theirs."""
+    leaves, one dotted line named `others` of the largest of theirs; a legend names each line,
+    one alone too."""
     fig = go.Figure([go.Scatter(x=line.calls, y=line.values, mode="lines",
                                 name=f"‖{escape(line.name)}.grad‖") for line in curves.norms])
     if curves.others is not None:
         fig.add_trace(go.Scatter(x=curves.others.calls, y=curves.others.values, mode="lines",
                                  name=escape(others),
                                  line={"dash": "dot", "color": "#868e96"}))
+    fig.update_layout(showlegend=True)
     return _laid_out(fig, title, axis, height)
 
 
