@@ -144,14 +144,14 @@ def describe(value: Any, cap: int) -> Variable | None:
 
 def _parameters(module: torch.nn.Module) -> int:
     """What a module's parameters hold, hashed: each one's version counter, and its `.grad`'s
-    (or that it has none). Read by the base class's methods: a program's subclass may
-    override them."""
+    (-1: none). Read by the base class's methods: a program's subclass may override them.
+    Only numbers are hashed: their hash is the same in every process."""
     held = []
     for _, inner in torch.nn.Module.named_modules(module):
         for _, p in torch.nn.Module.named_parameters(inner, recurse=False):
             grad = p.grad if type(p) in PLAIN_TENSORS else None
-            held.append((version(p), None if grad is None else version(grad)))
-    return hash(tuple(held)) & (2**62 - 1)
+            held += [version(t) if t is not None else -1 for t in (p, grad)]
+    return hash(tuple(-1 if v is None else v for v in held)) & (2**62 - 1)
 
 
 def version(t: torch.Tensor) -> int | None:
