@@ -32,6 +32,7 @@ from contextlib import ExitStack, suppress
 from typing import Any
 
 import torch
+from torch.utils.hooks import RemovableHandle
 
 from explorer.record.graph import Ids, record
 from explorer.record.library import Passes
@@ -158,24 +159,24 @@ class Recorder:
         if full:
             self._draw(call, roots, vector)
         self._running = None
-        with ExitStack() as hooks:
-            if full or create_graph:
-                self._hook(roots, call, hooks, full, create_graph)
-            try:
-                result = original(*args, **kwargs)
-                if create_graph and kind == "grad":
-                    with suppress(Exception):  # what the program called returned: it stands
-                        self.orders.returned(result, _as_tuple(inputs), call.call)
-                return result
-            except BaseException:
-                call.raised = True
-                if self._running is not None:  # the node it stopped at: it never ended
-                    self._running.raised = True
-                raise
-            finally:
-                if not full and kind == "backward":  # grad() writes no .grad
-                    self._read_norms(roots, inputs)
-                self._keep(call, full)
+        hooks = self._hook(roots, call, full, create_graph) if full or create_graph else []
+        try:
+            result = original(*args, **kwargs)
+            if create_graph and kind == "grad":
+                with suppress(Exception):  # what the program called returned: it stands
+                    self.orders.returned(result, _as_tuple(inputs), call.call)
+            return result
+        except BaseException:
+            call.raised = True
+            if self._running is not None:  # the node it stopped at: it never ended
+                self._running.raised = True
+            raise
+        finally:
+            for hook in hooks:
+                hook.remove()
+            if not full and kind == "backward":  # grad() writes no .grad
+                self._read_norms(roots, inputs)
+            self._keep(call, full)
 
     def _draw(self, call: Call, roots: tuple[torch.Tensor, ...],
               vector: tuple[Any, ...]) -> None:
@@ -225,24 +226,26 @@ class Recorder:
             return True
         return False
 
-    def _hook(self, roots: tuple[torch.Tensor, ...], call: Call, hooks: ExitStack,
-              full: bool, create_graph: bool) -> None:
+    def _hook(self, roots: tuple[torch.Tensor, ...], call: Call, full: bool,
+              create_graph: bool) -> list[RemovableHandle]:
         """Pre- and post-hooks on every node behind the roots, to record the call in full
-        (with hooks on every leaf's .grad) or to tell who made the nodes it makes."""
+        (with hooks on every leaf's .grad) or to tell who made the nodes it makes: their
+        handles, to remove once it ends."""
         nodes = list(_nodes(roots))
         if create_graph:
             if not self._names:
                 self._name_variables()
             self.orders.start(nodes, {r.grad_fn: self._names.get(id(r), ["output"])[0]
                                       for r in roots if r.grad_fn is not None})
+        hooks = []
         for node in nodes:
             before, after = self._node_hooks(node, call, full, create_graph)
-            hooks.callback(node.register_prehook(before).remove)
-            hooks.callback(node.register_hook(after).remove)
+            hooks += (node.register_prehook(before), node.register_hook(after))
             variable = getattr(node, "variable", None)
             if full and isinstance(variable, torch.Tensor):
-                hooks.callback(variable.register_post_accumulate_grad_hook(
-                    self._leaf_hook(call, node)).remove)
+                hooks.append(variable.register_post_accumulate_grad_hook(
+                    self._leaf_hook(call, node)))
+        return hooks
 
     def _read_norms(self, roots: tuple[torch.Tensor, ...], inputs: Any) -> None:
         """The gradient norms of the leaves a call not recorded in full wrote (those among
