@@ -5,7 +5,8 @@ run and with the worker's thread count (MKL's float sums depend on it).
 With `observe`, a run also reports its variables at the end (tensors, arrays and numbers as
 flat lists of floats, complex numbers as real/imaginary pairs, with each tensor's `.grad`) and,
 after every top-level `torch.autograd.backward` call (`Tensor.backward` goes through it), the
-`.grad` of every leaf tensor variable: what the app's recording must agree with.
+`.grad` of every leaf tensor variable (the calling function's too, named as the app names them):
+what the app's recording must agree with.
 """
 
 from __future__ import annotations
@@ -80,6 +81,17 @@ DRIVER = textwrap.dedent(
                 for name, value in list(namespace.items())
                 if isinstance(value, torch.Tensor) and value.is_leaf and value.requires_grad}
 
+    def in_scope(namespace, frame):
+        # The calling function's variables too, named as a step there names them: `f.x`
+        # where a global is `x`.
+        while frame is not None and frame.f_code.co_filename != FILENAME:
+            frame = frame.f_back
+        if frame is None or frame.f_code.co_name == "<module>":
+            return namespace
+        local = {n: v for n, v in frame.f_locals.items() if not n.startswith("__")}
+        return namespace | {n if n not in namespace else f"{frame.f_code.co_name}.{n}": v
+                            for n, v in local.items()}
+
     def observe(namespace, calls):
         real, depth = torch.autograd.backward, [0]
 
@@ -90,7 +102,7 @@ DRIVER = textwrap.dedent(
             finally:
                 depth[0] -= 1
                 if depth[0] == 0:
-                    calls.append(leaf_grads(namespace))
+                    calls.append(leaf_grads(in_scope(namespace, sys._getframe(1))))
         torch.autograd.backward = backward
 
     def run(source, out, err):

@@ -7,7 +7,8 @@ import re
 
 from streamlit.testing.v1 import AppTest
 
-from explorer.trace.graph_view import shown_name
+from explorer.record.execute import execute
+from explorer.trace.graph_view import named_outputs, shown_name
 from explorer.trace.schema import Node
 from tests.test_figure import MLP
 
@@ -47,3 +48,19 @@ def test_a_node_is_named_by_the_program_or_by_what_its_picture_writes() -> None:
     nameless = Node(id="t5", kind="saved", label="\n (3)")
     assert [shown_name(n) for n in (leaf, named, op, nameless)] == [
         "net.2.bias", "loss", "AccumulateGrad", None]
+
+
+def test_a_backward_call_inside_a_function_names_its_graph_as_the_functions_steps_do() -> None:
+    """`loss.backward()` in a function of the program's: its root is the function's `loss`
+    (`train_step.loss` once a global has that name, as the steps there say), never `root 0`."""
+    trace = execute("x = torch.randn(4, 3)\nw = torch.randn(3, 2, requires_grad=True)\n"
+                    "def train_step(w, x):\n    h = torch.tanh(x @ w)\n"
+                    "    loss = (h * h).mean()\n    loss.backward()\n    return h, loss\n"
+                    "for epoch in range(3):\n    h, loss = train_step(w, x)\n")
+    roots = []
+    for call in trace.backward:
+        nodes = {n.id: n for n in trace.graphs[call.graph].nodes}
+        roots.append(nodes[call.root].names)
+    assert roots == [["loss"], ["train_step.loss"], ["train_step.loss"]]
+    steps = [s for s in trace.steps if s.line == 5 and s.graph is not None]
+    assert "train_step.loss" in named_outputs(trace.graphs[steps[1].graph])

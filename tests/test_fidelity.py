@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from textwrap import dedent
 
 import pytest
 
@@ -65,6 +66,129 @@ CASES = {
         "    def __repr__(self):\n        print('repr ran')\n        return f'Point({self.x})'\n\n"
         "p = Point(3)\npoints = [p, p]\nprint(points)\n"),
     "every-kind-of-hook": EVERY_HOOK.read_text(),
+    # Describing a value once ran the program's code through a library's: a module's repr
+    # (its parts' extra_repr, _get_name), a container's repr (its items' __repr__), reprlib's
+    # method chosen by a class's name, a walk of modules (named_modules, __hash__), a length
+    # hint (__len__), a saved attribute's str; a function's locals once outlived it; a lazy
+    # module's parameter, not yet made, once failed the step (and the program).
+    **{f"no-program-code-{name}": dedent(code) for name, code in {
+        "module-repr": """
+            import torch.nn as nn
+            class Inner(nn.Module):
+                def extra_repr(self):
+                    print("extra_repr ran")
+                    return "inner"
+            class Net(nn.Module):
+                def _get_name(self):
+                    print("_get_name ran")
+                    return "Net"
+            net, outer = nn.Sequential(Inner()), Net()
+            print("end")
+            """,
+        "container-repr": """
+            import functools
+            import numpy as np
+            class Obj:
+                def __repr__(self):
+                    print("repr ran")
+                    return "Obj"
+            p = functools.partial(print, Obj())
+            v = {"a": Obj()}.values()
+            err, cut = ValueError(Obj()), slice(Obj())
+            arrays = [np.array([Obj()], dtype=object)]
+            print("end")
+            """,
+        "class-named-list": """
+            class list:
+                def __len__(self):
+                    print("len ran")
+                    return 1
+                def __iter__(self):
+                    print("iter ran")
+                    return iter([1])
+            x = list()
+            print("end")
+            """,
+        "module-walk": """
+            import torch, torch.nn as nn
+            class Child(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.w = nn.Parameter(torch.ones(2))
+                def named_modules(self):
+                    print("named_modules ran")
+                    return [("child", self)]
+                def __hash__(self):
+                    print("hash ran")
+                    return 7
+            class Eq(nn.Module):
+                def __eq__(self, other):
+                    return self is other
+            net = nn.Sequential(Child(), Eq())
+            (net[0].w * 2).sum().backward()
+            print("end")
+            """,
+        "length-hint": """
+            class Data:
+                def __len__(self):
+                    print("len ran")
+                    return 2
+                def __getitem__(self, i):
+                    if i >= 2:
+                        raise IndexError(i)
+                    return i
+            for i, x in enumerate(Data()):
+                pass
+            for x in reversed(Data()):
+                pass
+            print("end")
+            """,
+        "saved-attribute-str": """
+            import torch
+            class Obj:
+                def __str__(self):
+                    print("str ran")
+                    return "Obj"
+            class Twice(torch.autograd.Function):
+                @staticmethod
+                def forward(ctx, a):
+                    ctx._saved_thing = Obj()
+                    return a * 2
+                @staticmethod
+                def backward(ctx, g):
+                    return g * 2
+            x = torch.ones(2, requires_grad=True)
+            y = Twice.apply(x)
+            print("end")
+            """,
+        "lazy-module": """
+            import torch
+            w = torch.nn.LazyLinear(3).weight
+            net = torch.nn.Sequential(torch.nn.LazyLinear(4), torch.nn.ReLU())
+            print(net(torch.ones(2, 3)).shape, w.requires_grad)
+            """,
+        "locals-let-go": """
+            def opened(i):
+                try:
+                    yield i
+                finally:
+                    print("closed", i)
+            def f():
+                it = opened(1)
+                next(it)
+                for k in range(12):
+                    if k == 10:
+                        it = None
+                print("loop done")
+                try:
+                    raise ValueError("x")
+                except ValueError as e:
+                    it = opened(2)
+                    next(it)
+                return
+            f()
+            print("after f")
+            """}.items()},
 }
 
 

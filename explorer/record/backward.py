@@ -63,13 +63,15 @@ class Recorder:
     def __init__(self, variables: Callable[[], dict[str, Any]], ids: Ids, modules: Modules,
                  graphs: list[Graph], max_nodes: int, keep: tuple[int, ...] = (),
                  progress: Callable[[Summary], None] | None = None,
-                 rounds: Callable[[], list[Round]] = list,
+                 calling: Callable[[], tuple[dict[str, Any], list[Round]]] | None = None,
                  orders: Orders | None = None,
                  last_or_asked: Callable[[], bool] = lambda: False,
                  made: Callable[[], int] | None = None) -> None:
-        self.variables = variables
+        self.variables = variables  # the program's variables (the gradient norms' names)
+        # Those by the names the line calling has for them (its function's variables too),
+        # and the loops around it.
+        self.calling = calling or (lambda: (variables(), []))
         self.made = made  # how many steps the run has made so far
-        self.rounds = rounds  # the loops around the program's line that is calling
         self.last_or_asked = last_or_asked  # whether that line is in a loop's round asked for,
         # or in the last round of every loop around it
         self.ids = ids
@@ -182,7 +184,8 @@ class Recorder:
               vector: tuple[Any, ...]) -> None:
         """What a call recorded in full says before the engine runs: its graph, roots, `v`
         and the loops around it."""
-        variables = self._name_variables()
+        variables, rounds = self.calling()
+        self._name(variables)
         named = {id(v) for v in variables.values()}
         extra = {f"root {i}": r for i, r in enumerate(roots) if id(r) not in named}
         graph = record(variables | extra, self.ids, self.max_nodes, self.modules, self.orders)
@@ -190,7 +193,7 @@ class Recorder:
             if not self.graphs or self.graphs[-1] != graph:
                 self.graphs.append(graph)
             call.graph = len(self.graphs) - 1
-        call.rounds = self.rounds() or None
+        call.rounds = rounds or None
         call.after = self.made() if self.made else None
         call.roots = [self.ids.of_tensor(r) for r in roots]  # output nodes of the graph
         call.root = call.roots[0] if call.roots else None
@@ -209,12 +212,10 @@ class Recorder:
             self._draw(call, roots, vector)
         return True
 
-    def _name_variables(self) -> dict[str, Any]:
-        """The program's variables, and each object's names among them."""
-        variables = self.variables()
+    def _name(self, variables: dict[str, Any]) -> None:
+        """Each object's names among `variables`."""
         for name, value in variables.items():
             self._names.setdefault(id(value), []).append(name)
-        return variables
 
     def _in_full(self, number: int) -> bool:
         """Is call `number` recorded in full: one of the first, 20, 40, 80…, asked for, or
@@ -234,7 +235,7 @@ class Recorder:
         nodes = list(_nodes(roots))
         if create_graph:
             if not self._names:
-                self._name_variables()
+                self._name(self.calling()[0])
             self.orders.start(nodes, {r.grad_fn: self._names.get(id(r), ["output"])[0]
                                       for r in roots if r.grad_fn is not None})
         hooks = []

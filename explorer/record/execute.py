@@ -38,9 +38,10 @@ from explorer.safety.limits import LimitExceeded, Limits, TimeLimit, memory_mess
 from explorer.safety.sandbox import FILENAME
 from explorer.trace import Step, Trace, error_info, failure
 from explorer.trace.graph_view import in_scope
-from explorer.trace.schema import MAX_LIBRARY, Error, Note, Summary
+from explorer.trace.schema import MAX_LIBRARY, Error, Note, Round, Summary
 
 RING_AGAIN = 0.05  # seconds after the time is up that the clock rings again, until heard
+FRAME_AND_OURS = 3  # references to a frame's f_locals copy: the frame's, ours, getrefcount's
 LINE_SHARE = 0.4  # of a run's time, what the steps of lines inside statements may take
 NODE_WORK = 1_000  # a graph node drawn at a step costs as much as describing this many values
 # Errors of the place and the moment, not of the program: a run that ends so may not repeat.
@@ -99,13 +100,12 @@ def execute(code: str, *, device: str = "cpu", limits: Limits = Limits(),
         try:
             recorder = Recorder(lambda: _user_variables(namespace), steps.ids, steps.modules,
                                 trace.graphs, limits.graph_nodes, keep, progress,
-                                lambda: lines.where(running(sys._getframe())).rounds,
-                                steps.orders, lines.in_last_or_asked,
-                                lambda: len(trace.steps))
+                                lambda: _calling(namespace, lines), steps.orders,
+                                lines.in_last_or_asked, lambda: len(trace.steps))
             with _clock(limits), recorder.install(), steps.modules.install(), lines.install():
                 for stmt in program.tree.body:
                     steps.line = stmt.lineno
-                    _run_step(stmt, namespace, guards, steps)
+                    _run_step(stmt, namespace, guards, steps, lines)
         except BaseException as error:  # noqa: BLE001 - every failure becomes data
             trace.ok = False
             trace.error = _describe_error(error, steps.line, limits)
@@ -206,14 +206,19 @@ class _Steps:
         self.printed = self.out.tell()
 
 
-def _run_step(stmt: ast.stmt, namespace: dict[str, Any], guards: Guards, steps: _Steps) -> None:
-    """Run one top-level statement; record the state after it while steps are recorded."""
+def _run_step(stmt: ast.stmt, namespace: dict[str, Any], guards: Guards, steps: _Steps,
+              lines: Lines) -> None:
+    """Run one top-level statement; record the state after it while steps are recorded (a
+    step that cannot be made is counted with the lines' that could not)."""
     code = compile(ast.Module([stmt], []), FILENAME, "exec", dont_inherit=True)
     exec(code, namespace)  # noqa: S102 - checked by explorer.safety.sandbox, guarded by explorer.safety.guards
     guards.check()
     if steps.top < steps.limits.steps:
         steps.top += 1
-        steps.take(stmt.lineno, stmt.end_lineno or stmt.lineno)
+        try:
+            steps.take(stmt.lineno, stmt.end_lineno or stmt.lineno)
+        except Exception:  # noqa: BLE001 - the recorder's failure is not the program's
+            lines.failed += 1
 
 
 def _locals(frame: FrameType | None, returns: bool = False) -> dict[str, Any] | None:
@@ -221,8 +226,21 @@ def _locals(frame: FrameType | None, returns: bool = False) -> dict[str, Any] | 
     if frame is None:
         return None
     found = frame.f_locals
-    return {name: value for name, value in found.items() if not name.startswith("__")} | (
+    local = {name: value for name, value in found.items() if not name.startswith("__")} | (
         {"return": found[RETURNED]} if returns and RETURNED in found else {})
+    if type(found) is dict and sys.getrefcount(found) <= FRAME_AND_OURS:
+        # Python 3.11 and 3.12 keep the copy they made on the frame, holding what the
+        # function has since let go (its finally blocks, its __del__s would run late): it is
+        # emptied (made again on the next read). 3.13 gives a view of the frame instead.
+        found.clear()
+    return local
+
+
+def _calling(namespace: dict[str, Any], lines: Lines) -> tuple[dict[str, Any], list[Round]]:
+    """The program's variables by the names its line running now has for them (a function's
+    own too, as a step there names them), and the loops around that line."""
+    where = lines.where(running(sys._getframe()))
+    return in_scope(_user_variables(namespace), _locals(where.frame), where.calls), where.rounds
 
 
 def _user_variables(namespace: dict[str, Any]) -> dict[str, Any]:

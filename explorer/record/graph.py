@@ -39,9 +39,11 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 from graphviz import Digraph
+from torch.nn.parameter import UninitializedTensorMixin
 from torchviz.dot import SAVED_PREFIX, resize_graph
 
 from explorer.record.modules import Modules, Names
+from explorer.record.observer import as_str
 from explorer.record.snapshot import as_text, version
 from explorer.trace.graph_view import COLOURS, FREED, MODIFIED, NODE_ATTR, edge_line, node_line
 from explorer.trace.schema import Edge, Graph, Node, Note
@@ -125,7 +127,11 @@ def _held(value: Any) -> Iterator[tuple[str, Any]]:
 
 
 def _in_graph(value: Any) -> bool:
-    return isinstance(value, torch.Tensor) and (value.requires_grad or value.grad_fn is not None)
+    """A tensor that requires grad or has a grad_fn, and has data (a lazy module's parameter
+    has none until its first call)."""
+    return isinstance(value, torch.Tensor) and (
+        value.requires_grad or value.grad_fn is not None) and not isinstance(
+        value, UninitializedTensorMixin)
 
 
 class TooBig(Exception):
@@ -477,7 +483,7 @@ def _shown(value: Any) -> str:
         return "[saved tensor]"
     if isinstance(value, tuple) and any(torch.is_tensor(t) for t in value):
         return "[saved tensors]"
-    return str(value)
+    return as_str(value)
 
 
 @functools.lru_cache(maxsize=1 << 12)
@@ -496,7 +502,7 @@ def _fn_label(name: str, attrs: tuple[tuple[str, str], ...]) -> str:
 def _describe(value: Any) -> str:
     if isinstance(value, torch.Tensor):
         return f"tensor{tuple(_shape(value))} {str(value.dtype).removeprefix('torch.')}"
-    return str(value)[:80]
+    return as_str(value)[:80]
 
 
 def _unreadable(error: RuntimeError) -> str:

@@ -26,7 +26,7 @@ import operator
 import sys
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from types import FrameType
 from typing import Any, NamedTuple
@@ -42,6 +42,7 @@ from torch.utils.data import (
 from torch.utils.data.dataloader import _BaseDataLoaderIter
 
 from explorer.record.backward import kept
+from explorer.record.observer import ProgramCode, refusing
 from explorer.safety.sandbox import FILENAME
 from explorer.trace.schema import MAX_NESTING, MAX_UNSTEPPED, LastRound, Note, Part, Round
 
@@ -504,24 +505,28 @@ def _length(iterable: Any) -> int | None:
     """How many rounds a `for` over `iterable` runs, where that is known without running the
     program's code: a sized builtin, tensor or module container (`nn.ModuleList`), a builtin
     iterator over one (`enumerate`, `zip` of them), or a DataLoader (or its iterator) of
-    torch's own parts. A generator (`model.parameters()`) has none."""
-    kind = type(iterable)
-    try:
-        if kind in (enumerate, zip):  # their reduce names what they walk, running nothing
-            lengths = [_length(part) for part in iterable.__reduce__()[1]
-                       if not isinstance(part, int)]
-            return min(lengths) if lengths and None not in lengths else None  # type: ignore
-        if kind in SIZED:
-            return len(iterable) if kind is not torch.Tensor or iterable.dim() else None
-        if kind.__module__ == "builtins" and "__length_hint__" in vars(kind):
-            return operator.length_hint(iterable)  # a list's, a range's...: what is left
-        if kind is DataLoader and _torch_sized(iterable.dataset, iterable.batch_sampler):
-            return len(iterable)
-        if isinstance(iterable, _BaseDataLoaderIter) and kind.__module__ == DataLoader.__module__ \
-                and _torch_sized(iterable._dataset, iterable._index_sampler):
-            return len(iterable)
-    except OverflowError:  # range(10 ** 20): more rounds than a length holds
-        return None
+    torch's own parts. A generator (`model.parameters()`) has none, nor an iterator whose
+    length hint would call the program's `__len__`."""
+    length = None
+    with suppress(OverflowError, ProgramCode), refusing() as refusal:  # OverflowError: more
+        length = _known_length(iterable, type(iterable))  # rounds than a length holds
+    return None if refusal.refused else length
+
+
+def _known_length(iterable: Any, kind: type) -> int | None:
+    if kind in (enumerate, zip):  # their reduce names what they walk, running nothing
+        lengths = [_length(part) for part in iterable.__reduce__()[1]
+                   if not isinstance(part, int)]
+        return min(lengths) if lengths and None not in lengths else None  # type: ignore
+    if kind in SIZED:
+        return len(iterable) if kind is not torch.Tensor or iterable.dim() else None
+    if kind.__module__ == "builtins" and "__length_hint__" in vars(kind):
+        return operator.length_hint(iterable)  # a list's, a range's...: what is left
+    if kind is DataLoader and _torch_sized(iterable.dataset, iterable.batch_sampler):
+        return len(iterable)
+    if isinstance(iterable, _BaseDataLoaderIter) and kind.__module__ == DataLoader.__module__ \
+            and _torch_sized(iterable._dataset, iterable._index_sampler):
+        return len(iterable)
     return None
 
 

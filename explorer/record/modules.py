@@ -89,14 +89,47 @@ class Modules:
         for name, value in variables.items():
             if not isinstance(value, torch.nn.Module):
                 continue
-            # The base class's methods: a program's subclass may override them.
-            for path, module in torch.nn.Module.named_modules(value, prefix=name):
+            for path, module in submodules(value, name):
                 token = self.token(module)
                 if token is not None:
                     modules.setdefault(token, path)
-                for pname, p in torch.nn.Module.named_parameters(module, recurse=False):
+                for pname, p in _own_parameters(module):
                     params.setdefault(id(p), (f"{path}.{pname}", path))
         return Names(self._owner, modules, params)
+
+
+def submodules(module: torch.nn.Module, path: str = "") -> list[tuple[str, torch.nn.Module]]:
+    """`module` and the modules inside it, each once, by path (`model.fc1`), in the order
+    named_modules gives them; read from their own dicts, so that none of the program's code
+    runs (a subclass may override named_modules, and its set of modules seen would call the
+    program's `__hash__`)."""
+    found, seen, todo = [], set(), [(path, module)]
+    while todo:
+        path, module = todo.pop()
+        if id(module) not in seen:
+            seen.add(id(module))
+            found.append((path, module))
+            children = vars(module).get("_modules") or {}
+            todo += [(f"{path}.{name}" if path else name, child)
+                     for name, child in reversed(children.items()) if child is not None]
+    return found
+
+
+def parameters(module: torch.nn.Module) -> list[tuple[str, torch.nn.Parameter]]:
+    """The parameters of `module` and of the modules inside it, each once, by path
+    (`fc1.weight`), as named_parameters gives them, and as `submodules` reads them."""
+    found, seen = [], set()
+    for path, inner in submodules(module):
+        for name, p in _own_parameters(inner):
+            if id(p) not in seen:
+                seen.add(id(p))
+                found.append((f"{path}.{name}" if path else name, p))
+    return found
+
+
+def _own_parameters(module: torch.nn.Module) -> list[tuple[str, torch.nn.Parameter]]:
+    return [(name, p) for name, p in (vars(module).get("_parameters") or {}).items()
+            if p is not None]
 
 
 class Names:

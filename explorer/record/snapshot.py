@@ -21,23 +21,25 @@ import numpy as np
 import torch
 from torch.autograd import forward_ad
 
+from explorer.record.modules import parameters
+from explorer.record.observer import refusing
 from explorer.safety.sandbox import USER_MODULE
 from explorer.trace.schema import Variable
 
 
 class _Repr(reprlib.Repr):
-    """reprlib's short repr, which never runs a `__repr__` (or `extra_repr`) the program wrote:
-    that is the program's code, and describing a value must not run it (it may print). Dicts
-    and sets in the order `print` shows them (reprlib sorts them, comparing the program's
-    objects by their own `__lt__`); functions and classes as the program wrote them."""
+    """reprlib's short repr, which never runs the program's code (a `__repr__`, `extra_repr`
+    or `__len__` it wrote: describing a value must not run it, it may print): an object whose
+    repr would is `<Net object>`. Dicts and sets in the order `print` shows them (reprlib
+    sorts them, comparing the program's objects by their own `__lt__`); functions and classes
+    as the program wrote them."""
 
     def repr_instance(self, x: Any, level: int) -> str:
-        if any(c.__module__ == USER_MODULE and ("__repr__" in vars(c) or "extra_repr" in vars(c))
-               for c in type(x).__mro__):
-            return f"<{type(x).__name__} object>"
         if isinstance(x, types.FunctionType | types.BuiltinFunctionType | type):
             return _written(x, level, self.repr1)
-        return super().repr_instance(x, level)
+        with refusing() as refusal:
+            shown = super().repr_instance(x, level)
+        return f"<{type(x).__name__} object>" if refusal.refused else shown
 
     def repr_dict(self, x: dict[Any, Any], level: int) -> str:
         if not x or level <= 0:
@@ -115,7 +117,9 @@ def describe(value: Any, cap: int) -> Variable | None:
     if isinstance(value, torch.Tensor):
         try:
             return _tensor(value, cap)
-        except RuntimeError as error:  # a nested tensor has no sizes: what can be told
+        # A nested tensor has no sizes, a lazy module's parameter no data yet (ValueError):
+        # what can be told.
+        except (RuntimeError, ValueError) as error:
             return Variable(kind="tensor", shape=[], dtype=str(value.dtype),
                             device=str(value.device), requires_grad=value.requires_grad,
                             is_leaf=value.is_leaf, numel=0, is_view=False,
@@ -144,13 +148,14 @@ def describe(value: Any, cap: int) -> Variable | None:
 
 def _parameters(module: torch.nn.Module) -> int:
     """What a module's parameters hold, hashed: each one's version counter, and its `.grad`'s
-    (-1: none). Read by the base class's methods: a program's subclass may override them.
-    Only numbers are hashed: their hash is the same in every process."""
+    (-1: none); -2 for a parameter of another class (a lazy module's, not yet made: reading
+    it raises). Only numbers are hashed: their hash is the same in every process."""
     held = []
-    for _, inner in torch.nn.Module.named_modules(module):
-        for _, p in torch.nn.Module.named_parameters(inner, recurse=False):
-            grad = p.grad if type(p) in PLAIN_TENSORS else None
-            held += [version(t) if t is not None else -1 for t in (p, grad)]
+    for _, p in parameters(module):
+        if type(p) in PLAIN_TENSORS:
+            held += [version(p), -1 if p.grad is None else version(p.grad)]
+        else:
+            held += [-2, -2]
     return hash(tuple(-1 if v is None else v for v in held)) & (2**62 - 1)
 
 
@@ -161,9 +166,11 @@ def version(t: torch.Tensor) -> int | None:
 
 def _short_repr(value: Any) -> str:
     try:
-        return _repr.repr(value)
+        with refusing() as refusal:  # reprlib picks its method by the type's name alone
+            shown = _repr.repr(value)
     except Exception as error:  # a repr that raises still deserves a row
         return f"<{type(value).__name__}: repr failed: {error}>"
+    return f"<{type(value).__name__} object>" if refusal.refused else shown
 
 
 def _tensor(t: torch.Tensor, cap: int) -> Variable:
