@@ -10,6 +10,7 @@ parent kills what a clock cannot interrupt.
 from __future__ import annotations
 
 import ast
+import inspect
 import random
 import signal
 import sys
@@ -228,8 +229,9 @@ def _locals(frame: FrameType | None, returns: bool = False) -> dict[str, Any] | 
     found = frame.f_locals
     local = {name: value for name, value in found.items() if not name.startswith("__")} | (
         {"return": found[RETURNED]} if returns and RETURNED in found else {})
-    if type(found) is dict and sys.getrefcount(found) <= FRAME_AND_OURS:
-        # Python 3.11 and 3.12 keep the copy they made on the frame, holding what the
+    if (type(found) is dict and frame.f_code.co_flags & inspect.CO_OPTIMIZED
+            and sys.getrefcount(found) <= FRAME_AND_OURS):
+        # A function's frame on Python 3.11 and 3.12 keeps the copy it made, holding what the
         # function has since let go (its finally blocks, its __del__s would run late): it is
         # emptied (made again on the next read). 3.13 gives a view of the frame instead.
         found.clear()
