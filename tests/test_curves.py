@@ -57,9 +57,9 @@ def test_minibatches_compare_the_mean_of_the_first_epoch_with_that_of_the_last()
     assert (verdict.first, verdict.last, verdict.count) == (fmean(values[:8]),
                                                            fmean(values[-8:]), 8)
     assert verdict.fell and round(verdict.first, 3) == 1.172 and round(verdict.last, 3) == 0.336
-    assert verdict.said("en") == ("The loss fell from 1.172 to 0.3362 (mean over round 1 of "
-                                  f"{code_span('epoch')} → mean over round 3).")
-    assert "第 1 轮的平均值 → 第 3 轮的平均值" in verdict.said("zh")
+    assert verdict.said("en") == ("The loss fell from 1.172 to 0.3362 (mean over the "
+                                  f"{code_span('epoch')} loop's round 1 → mean over its round 3).")
+    assert "循环第 1 轮的平均值 → 第 3 轮的平均值" in verdict.said("zh")
 
 
 def test_a_short_plain_loop_compares_its_first_call_with_its_last_as_before() -> None:

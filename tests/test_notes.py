@@ -81,8 +81,8 @@ def test_a_real_runs_notes_read_in_chinese_hold_no_english_sentence(thinned: Tra
         assert SENTENCE.search(english) and HAN.search(chinese), note
         assert not SENTENCE.search(chinese), chinese
     (lines,) = [note for note in thinned.notes if note.key == "lines"]
-    assert said(lines, "en").startswith("Lines inside loops and functions are steps of their "
-                                        "own; not recorded: 570 lines ran in rounds not kept")
+    assert said(lines, "en").startswith("Not every line was recorded as a step: 570 lines ran "
+                                        "in rounds not kept")
     assert "570 行" in said(lines, "zh")
 
 

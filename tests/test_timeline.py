@@ -131,3 +131,14 @@ def _outlines(dot: str) -> list[tuple[str, str]]:
         if label and shape:
             found.append((html.unescape(label.group(1)), shape.group(1)))
     return found
+
+
+def test_a_step_without_a_graph_says_why_truthfully(pool: WorkerPool) -> None:
+    """Nothing requires grad at a program's start; a module's parameters do, though no graph
+    holds them until an operation uses them; and once a graph is let go, no variable reaches
+    one: neither may be told "no tensor requires grad"."""
+    trace = pool.run("x = torch.ones(2)\nnet = torch.nn.Linear(2, 1)\n"
+                     "loss = net(x).sum()\nloss.backward()\nloss = loss.item()\n")
+    said = {s.line: graph_page.no_graph(trace, i) for i, s in enumerate(trace.steps)
+            if s.graph is None}
+    assert said == {1: "no_graph", 2: "no_graph_held", 5: "no_graph_held"}

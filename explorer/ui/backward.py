@@ -248,6 +248,9 @@ def _gradient(grad: Gradient | None, lang: str) -> None:
         return
     values = grad.values
     cut = grad.truncated and isinstance(values, list)
+    if isinstance(values, list) and values and not isinstance(values[0], list) and not few(
+            values, grad.truncated):
+        values = [[v] for v in values]  # a long vector reads as a column, as a grid does
     if isinstance(values, list) and values and isinstance(values[0], list) and not (
             values[0] and isinstance(values[0][0], list)):
         number_table(values, grad.dtype, width="stretch",

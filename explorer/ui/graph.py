@@ -27,7 +27,7 @@ from explorer.ui.link import keep, restore
 from explorer.ui.steps import Made
 from explorer.views.carried import alive
 from explorer.views.export import trace_json
-from explorer.views.graph_page import Options, defaults, drawn
+from explorer.views.graph_page import Options, defaults, drawn, no_graph
 from explorer.views.numbers import exact
 from explorer.views.present import kept, variable
 from explorer.views.render import MAX_STATEMENTS, LayoutError, TooLarge, TooTangled, png, svg
@@ -250,7 +250,7 @@ def graph_at_step(page: str, trace: Trace, index: int, lang: str,
         with where:
             graph_frame(page, lang)  # kept, first in its place, for the next step's picture
             if step.graph is None:
-                st.info(text("no_graph_library" if trace.library else "no_graph", lang))
+                st.info(text(no_graph(trace, index), lang))
             else:
                 st.warning(text("graph_note", lang, note=plain(notes.said(
                     trace.graphs[step.graph].note, lang))))

@@ -112,8 +112,8 @@ class Compared:
         return self.last < self.first
 
     def said(self, lang: str) -> str:
-        """The verdict in words: "The loss fell from 1.172 to 0.336 (mean over round 1 of
-        `epoch` → mean over round 3)"."""
+        """The verdict in words: "The loss fell from 1.172 to 0.336 (mean over the `epoch`
+        loop's round 1 → mean over its round 3)"."""
         if self.outer is not None:
             how = text("compared_rounds", lang, name=code_span(self.outer.name),
                        of=self.outer.of)

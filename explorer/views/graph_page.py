@@ -64,3 +64,16 @@ def statement_added(trace: Trace, index: int) -> frozenset[str]:
 
 def _rounds(step: Step | None) -> list[tuple[int, int]]:
     return [(r.line, r.round) for r in step.rounds or ()] if step is not None else []
+
+
+def no_graph(trace: Trace, index: int) -> str:
+    """What to say where step `index` has no graph (a text's key): that no tensor requires
+    grad yet, as at a program's start; that the library functions it called drew their own;
+    or, once a module holds parameters or a graph was drawn before, that no variable reaches
+    one now."""
+    if trace.library:
+        return "no_graph_library"
+    if any(v.kind == "module" for v in trace.steps[index].variables.values()) or any(
+            s.graph is not None for s in trace.steps[:index]):
+        return "no_graph_held"
+    return "no_graph"
