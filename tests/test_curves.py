@@ -1,5 +1,6 @@
 """Whether the training page says the loss fell: like with like (explorer.views.curves's
-`compared`), on real traces of minibatch and plain loops."""
+`compared`), on real traces of minibatch and plain loops; and the losses of different lines
+drawn apart."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from statistics import fmean
 from explorer.content.markdown import code_span
 from explorer.record.execute import execute
 from explorer.trace.schema import Call, Round, Summary
-from explorer.views.curves import compared
+from explorer.views.curves import compared, curves, loss_figure
+from explorer.views.training import loss_lines
 
 # Minibatches of two, gradients accumulated over four: neighbouring calls' losses are unlike
 # (the first call's is 0.0749, the last's 0.4292), while the mean per epoch falls.
@@ -106,3 +108,40 @@ def test_epochs_are_compared_only_where_every_recorded_call_is_in_its_round() ->
     unlike = compared(losses, [_call(1, 1), _call(3, 2), _call(6, 2)])  # 2 then 4 a round
     assert unlike is not None and unlike.outer is None and (unlike.first, unlike.last) == (1, 6)
     assert compared(losses[:1], []) is None
+
+
+TWO_LOSSES = """import torch
+torch.manual_seed(0)
+D, G = torch.nn.Linear(2, 1), torch.nn.Linear(3, 2)
+d_opt = torch.optim.SGD(D.parameters(), lr=0.1)
+g_opt = torch.optim.SGD(G.parameters(), lr=0.1)
+for step in range(6):
+    fake = G(torch.randn(4, 3))
+    d_loss = (D(fake.detach()) - 1).pow(2).mean() + 10
+    d_opt.zero_grad()
+    d_loss.backward()
+    d_opt.step()
+    g_loss = D(fake).pow(2).mean()
+    g_opt.zero_grad()
+    g_loss.backward()
+    g_opt.step()
+"""
+
+
+def test_the_losses_of_two_backward_lines_are_two_curves_and_no_one_verdict() -> None:
+    """A GAN's two losses (around 10, and below 1) on lines 10 and 14: never one zig-zag line
+    through both, nor a verdict on their mean; each named by its code."""
+    trace = execute(TWO_LOSSES)
+    assert [s.line for s in trace.losses] == [10, 14] * 6
+    drawn = curves(trace.losses, lines=loss_lines(trace.losses, TWO_LOSSES, "en"))
+    assert [line.name for line in drawn.losses] == ["d_loss.backward() · line 10",
+                                                    "g_loss.backward() · line 14"]
+    first, second = drawn.losses
+    assert first.calls == [1, 3, 5, 7, 9, 11] and min(first.values) > 9
+    assert second.calls == [2, 4, 6, 8, 10, 12] and max(second.values) < 9
+    figure = loss_figure(drawn)
+    assert figure.layout.showlegend and len(figure.data) == 2
+    assert compared(trace.losses, trace.backward) is None
+    one = [s for s in trace.losses if s.line == 10]  # one line alone: one curve, a verdict
+    assert [line.name for line in curves(one).losses] == ["loss"]
+    assert compared(one, []) is not None

@@ -88,6 +88,7 @@ class Recorder:
         self.count = 0
         self._busy = False
         self._names: dict[int, list[str]] = {}
+        self._line: int | None = None  # the program's line making the call
         self._running: EngineStep | None = None  # the node the engine has started, not ended
         self._norms: dict[str, float] = {}  # the call's leaves' gradient norms, by name
         self._told = 0.0
@@ -111,7 +112,8 @@ class Recorder:
         def call(*args: Any, **kwargs: Any) -> Any:
             if self._busy:
                 return original(*args, **kwargs)
-            if not _from_program():  # torch.func's transforms, autograd.functional...
+            line = _program_line()
+            if line is None:  # torch.func's transforms, autograd.functional...
                 self.library += 1
                 with suppress(TypeError):  # else PyTorch says what is wrong with the call
                     given = signature.bind(*args, **kwargs).arguments
@@ -129,7 +131,7 @@ class Recorder:
             if given.get("is_grads_batched") or any(map(_batched, (*roots, *vector))):
                 self.batched += 1  # hooks would see vmap's tensors, which must stay untouched
                 return original(*args, **kwargs)
-            self._busy = True
+            self._busy, self._line = True, line
             try:
                 return self._record(kind, original, args, kwargs, roots, vector,
                                     given.get("inputs"), bool(given.get("create_graph")))
@@ -307,7 +309,7 @@ class Recorder:
         """Summarise every call and keep those recorded in full; tell the progress listener
         now and then (at most 20 times a second)."""
         summary = Summary(call=call.call, kind=call.kind, value=call.value,
-                          grad_norms=self._norms)
+                          grad_norms=self._norms, line=self._line)
         self.summaries.append(summary)
         if full:
             self.calls.append(call)
@@ -339,13 +341,14 @@ def _leaves(roots: tuple[torch.Tensor, ...]) -> list[torch.Tensor]:
     return [node.variable for node in _nodes(roots) if type(node) is ACCUMULATE]
 
 
-def _from_program() -> bool:
-    """Was this call made by the program (directly, or through Tensor.backward and torch's
-    dispatch), rather than by a library function such as autograd.functional.jacobian?"""
+def _program_line() -> int | None:
+    """The program's line that made this call (directly, or through Tensor.backward and
+    torch's dispatch); None for a library function's, such as autograd.functional.jacobian."""
     frame = sys._getframe(2)
     while frame is not None and frame.f_code.co_filename in TRAMPOLINES:
         frame = frame.f_back
-    return frame is not None and frame.f_code.co_filename == FILENAME
+    return frame.f_lineno if frame is not None and frame.f_code.co_filename == FILENAME \
+        else None
 
 
 def _as_tuple(value: Any) -> tuple[Any, ...]:

@@ -274,6 +274,7 @@ class Summary(Record, kw_only=True):
     kind: str
     value: Real | None
     grad_norms: dict[str, Real]
+    line: Count | None = None  # the program's line that made it
 
 
 class Step(TypedDict):

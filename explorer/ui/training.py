@@ -20,12 +20,21 @@ from explorer.ui.common import SETTINGS, may_run, pool
 from explorer.ui.link import keep, restore, take
 from explorer.ui.steps import error_panel
 from explorer.views.curves import Compared, Curves, compared, curves, grad_norm_figure, loss_figure
-from explorer.views.training import SEED, STARTS, Settings, calls, leaf_names, program, starting
+from explorer.views.training import (
+    SEED,
+    STARTS,
+    Settings,
+    calls,
+    leaf_names,
+    loss_lines,
+    program,
+    starting,
+)
 
 LIMITS = SETTINGS.training_limits  # thousands of iterations of the seed's network
 CODE, WANTED, RUN, PASS = "training.code", "training.wanted", "training.run", "training.pass"
-# (the Trace, weakly: an old run is not kept alive; its Curves; whether its loss fell): made
-# once per run
+# (the Trace, weakly: an old run is not kept alive; the language; its Curves; whether its loss
+# fell): made once per run and language
 CURVES = "training.curves"
 # The settings a link made before the program was editable carries: param -> Settings field.
 SETTINGS_PARAMS = {"n": "n", "d_in": "d_in", "h": "h", "d_out": "d_out", "lr": "learning_rate",
@@ -112,29 +121,33 @@ def train(lang: str) -> tuple[str, Trace] | None:
     if count < 2 and trace.ok:
         st.info(text("training_no_loop", lang, count=count), icon=":material/loop:")
     if count >= 2:
-        _charts(*_curves(trace), count, lang)
+        _charts(*_curves(trace, code, lang), count, lang)
     with st.expander(text("output", lang), expanded=True):  # what the program printed
         st.code(trace.stdout or "—", language=None)
     return (code, trace) if count >= 2 else None
 
 
-def _curves(trace: Trace) -> tuple[Curves, Compared | None]:
-    """The run's Curves and whether its loss fell, made once and kept with it: after a loop
-    of 108,000 backward calls over 1,000 leaves, walking and drawing every call took 11 s of
-    the server's CPU on each rerun; kept and reduced, a rerun takes 0.03 s
+def _curves(trace: Trace, code: str, lang: str) -> tuple[Curves, Compared | None]:
+    """The run's Curves and whether its loss fell, made once (a language) and kept with it:
+    after a loop of 108,000 backward calls over 1,000 leaves, walking and drawing every call
+    took 11 s of the server's CPU on each rerun; kept and reduced, a rerun takes 0.03 s
     (explorer.bench.rerun)."""
     kept = st.session_state.get(CURVES)
-    if kept is None or kept[0]() is not trace:
-        kept = st.session_state[CURVES] = (weakref.ref(trace),
-                                           curves(trace.losses, leaf_names(trace.graphs)),
-                                           compared(trace.losses, trace.backward))
-    return kept[1], kept[2]
+    if kept is None or kept[0]() is not trace or kept[1] != lang:
+        kept = st.session_state[CURVES] = (
+            weakref.ref(trace), lang,
+            curves(trace.losses, leaf_names(trace.graphs),
+                   lines=loss_lines(trace.losses, code, lang)),
+            compared(trace.losses, trace.backward))
+    return kept[2], kept[3]
 
 
 def _charts(drawn: Curves, verdict: Compared | None, count: int, lang: str) -> None:
     """Whether the loss fell, its curve and the gradient norms', and what was left out."""
     if verdict is not None:
         (st.success if verdict.fell else st.warning)(verdict.said(lang))
+    elif len(drawn.losses) > 1:
+        st.info(text("losses_of_lines", lang, count=len(drawn.losses)))
     axis = text("backward_call", lang)
     st.plotly_chart(loss_figure(drawn, text("loss", lang), axis), key="training.loss")
     st.plotly_chart(grad_norm_figure(drawn, text("grad_norms", lang), axis,

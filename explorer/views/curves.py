@@ -41,14 +41,14 @@ class Line:
 class Curves:
     """What the charts of one run draw: made once per run by `curves`."""
 
-    loss: Line
+    losses: list[Line]  # the loss of each program line that calls backward, in that order
     norms: list[Line]  # the first LEAVES leaves, in the order they first had a gradient norm
     others: Line | None  # per call, the largest gradient norm of all the other leaves
     hidden: int  # leaves drawn only in `others`
 
     @property
     def lines(self) -> list[Line]:
-        return [self.loss, *self.norms, *([self.others] if self.others else [])]
+        return [*self.losses, *self.norms, *([self.others] if self.others else [])]
 
     @property
     def reduced(self) -> bool:
@@ -61,18 +61,23 @@ class Curves:
 
 
 def curves(losses: Iterable[Summary], names: Mapping[str, str] | None = None,
-           points: int = POINTS, leaves: int = LEAVES) -> Curves:
+           points: int = POINTS, leaves: int = LEAVES,
+           lines: Mapping[int, str] | None = None) -> Curves:
     """The loss and each leaf's ‖.grad‖ per call, positive values only (the axes are log
     scale), each line cut to at most `points` keeping every minimum and maximum; `names`:
-    what to call a leaf known by its id only (explorer.views.training.leaf_names)."""
-    loss: tuple[list[int], list[float]] = ([], [])
+    what to call a leaf known by its id only (explorer.views.training.leaf_names). A program
+    whose backward calls are made on several lines (a GAN's two losses) has a loss line for
+    each, called as `lines` says (by its line number, else) and never one line through
+    losses of different things."""
+    loss: dict[int | None, tuple[list[int], list[float]]] = {}
     norms: dict[str, tuple[list[int], list[float]]] = {}
     others: tuple[list[int], list[float]] = ([], [])
     hidden: set[str] = set()
     for s in losses:
         if s.value is not None and s.value > 0:
-            loss[0].append(s.call)
-            loss[1].append(s.value)
+            calls, values = loss.setdefault(s.line, ([], []))
+            calls.append(s.call)
+            values.append(s.value)
         largest = 0.0
         for leaf, norm in s.grad_norms.items():
             line = norms.get(leaf)
@@ -89,8 +94,10 @@ def curves(losses: Iterable[Summary], names: Mapping[str, str] | None = None,
         if largest > 0:
             others[0].append(s.call)
             others[1].append(largest)
+    several = len(loss) > 1
     return Curves(
-        loss=_line("loss", *loss, points),
+        losses=[_line((lines or {}).get(line, str(line)) if several else "loss", calls, values,
+                      points) for line, (calls, values) in (loss or {None: ([], [])}).items()],
         norms=[_line((names or {}).get(leaf, leaf), *line, points)
                for leaf, line in norms.items()],
         others=_line("others", *others, points) if hidden else None,
@@ -125,14 +132,15 @@ class Compared:
 
 
 def compared(losses: Sequence[Summary], full: Sequence[Call]) -> Compared | None:
-    """Whether the loss fell over a run (None: fewer than two losses). Minibatches and
+    """Whether the loss fell over a run (None: fewer than two losses, or losses of several
+    program lines, which no one verdict compares like with like). Minibatches and
     accumulated gradients make neighbouring calls' losses unlike, so where every call recorded
     in full (`full`) agrees that an outer loop of known length ran the same number of calls
     in each of its rounds (epochs), the mean of its first round is compared with that of its
     last; else the mean of the first tenth of the calls with that of the last tenth (for
     fewer than twenty, the first call with the last)."""
     values = [s.value for s in losses if s.value is not None]
-    if len(values) < 2:
+    if len(values) < 2 or len({s.line for s in losses if s.value is not None}) > 1:
         return None
     made = losses[-1].call  # the calls the run made (a thinned record keeps fewer)
     if rounds := _rounds(made, full):
@@ -178,9 +186,12 @@ def _line(name: str, calls: list[int], values: list[float], points: int) -> Line
 
 def loss_figure(curves: Curves, title: str = "loss", axis: str = "backward call",
                 height: int = 300) -> go.Figure:
-    """Loss per backward call, log scale (it falls over orders of magnitude)."""
-    fig = go.Figure(go.Scatter(x=curves.loss.calls, y=curves.loss.values, mode="lines",
-                               name="loss", line={"color": "#d9480f"}))
+    """Loss per backward call, log scale (it falls over orders of magnitude); a line and a
+    legend for each program line whose calls it is."""
+    fig = go.Figure([go.Scatter(x=line.calls, y=line.values, mode="lines", name=escape(line.name),
+                                line={"color": "#d9480f"} if i == 0 else None)
+                     for i, line in enumerate(curves.losses)])
+    fig.update_layout(showlegend=len(curves.losses) > 1)
     return _laid_out(fig, title, axis, height)
 
 

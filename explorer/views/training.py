@@ -9,7 +9,9 @@ import re
 from dataclasses import dataclass
 
 from explorer.content.examples import by_key, start
+from explorer.content.i18n import text
 from explorer.trace.schema import Graph, Summary
+from explorer.views.present import cut
 
 SEED = "my-relu-train"  # the notes' two-layer network, trained by hand with MyReLU
 STARTS = (SEED, "module")  # the programs a learner starts from (module: nn.Sequential, Adam)
@@ -61,3 +63,12 @@ def leaf_names(graphs: list[Graph]) -> dict[str, str]:
     return {node.id: node.label.split("\n")[0] for graph in graphs
             for node in graph.nodes if node.kind == "leaf" and not node.names
             and node.label.split("\n")[0].strip()}
+
+
+def loss_lines(losses: list[Summary], code: str, lang: str) -> dict[int, str]:
+    """What to call the loss of each program line that calls backward, where there are
+    several: its code and line number (`d_loss.backward() · line 20`)."""
+    lines = code.splitlines()
+    return {s.line: text("loss_line", lang, code=cut(lines[s.line - 1].strip(), 40),
+                         line=s.line)
+            for s in losses if s.line is not None and 0 < s.line <= len(lines)}
