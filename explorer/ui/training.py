@@ -171,7 +171,8 @@ def _run_live(code: str, lang: str) -> Trace:
         said.caption(text("training_live", lang, i=summary.call, loss=loss))
         if time.monotonic() - drawn[0] > 0.25:  # redraw four times a second at most
             drawn[0] = time.monotonic()
-            chart.plotly_chart(loss_figure(curves(seen), text("loss", lang),
+            live = curves(seen, lines=loss_lines(seen, code, lang))
+            chart.plotly_chart(loss_figure(live, text("loss", lang),
                                            text("backward_call", lang), height=260),
                                key=f"training.live.{len(seen)}")
 
