@@ -228,14 +228,20 @@ SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 def log_ticks(low: float, high: float) -> list[tuple[int, int]]:
     """Where a log axis over values `low`..`high` is labelled, as (m, k) for m × 10^k: the
     powers of ten among them; where fewer than two, 1, 2 and 5 times them; else every
-    digit times them; else nowhere (a range that narrow plotly labels in full itself).
-    Never plotly's own labels of a wider range, which write 0.02 as `2`."""
+    digit times them; else nowhere (a range that narrow plotly labels in full itself). Where
+    the highest is below half of `high` (values up to 7.5 labelled no higher than 1), `high`
+    by its leading digit too. Never plotly's own labels of a wider range, which write 0.02
+    as `2`."""
     bottom, top = math.floor(math.log10(low)), math.ceil(math.log10(high))
     for digits in ((1,), (1, 2, 5), range(1, 10)):
         ticks = [(m, k) for k in range(bottom, top + 1) for m in digits
                  if low <= m * 10.0 ** k <= high]
         if len(ticks) >= 2:
-            return ticks[::math.ceil(len(ticks) / MOST_TICKS)]
+            ticks = ticks[::math.ceil(len(ticks) / MOST_TICKS)]
+            if ticks[-1][0] * 10.0 ** ticks[-1][1] < high / 2:
+                k = math.floor(math.log10(high))
+                ticks.append((int(high / 10.0 ** k), k))
+            return ticks
     return []
 
 
