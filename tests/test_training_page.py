@@ -55,13 +55,15 @@ def _labels(low: float, high: float) -> list[str]:
 
 
 def test_a_log_axis_reads_as_whole_numbers_however_narrow_or_wide_the_values() -> None:
-    assert _labels(0.003, 0.15) == ["0.01", "0.1"]  # the powers of ten it spans
-    assert _labels(0.003, 2.3) == ["0.01", "0.1", "1", "2"]  # and its top, if far above them
-    assert _labels(0.01, 7.5) == ["0.01", "0.1", "1", "7"]
+    assert _labels(0.009, 0.11) == ["0.01", "0.1"]  # the powers of ten it spans
+    assert _labels(0.003, 2.3) == ["0.003", "0.01", "0.1", "1", "2.3"]  # and its ends, if far
+    assert _labels(0.01, 7.5) == ["0.01", "0.1", "1", "7.5"]
     assert _labels(1e-9, 1e6) == ["10⁻⁹", "10⁻⁷", "10⁻⁵", "0.001", "0.1", "10", "1000", "10⁵",
                                   "10⁶"]
     assert _labels(0.3, 0.5) == ["0.3", "0.4", "0.5"]  # within a decade: every digit
-    assert _labels(0.81, 1.2) == ["0.9", "1"] and _labels(2e-5, 7e-5) == ["2×10⁻⁵", "5×10⁻⁵"]
+    assert _labels(0.73, 1.53) == ["0.8", "0.9", "1", "1.5"]
+    assert _labels(0.81, 1.2) == ["0.9", "1"]
+    assert _labels(2e-5, 7e-5) == ["2×10⁻⁵", "5×10⁻⁵", "7×10⁻⁵"]
     assert _labels(0.81, 0.89) == []  # narrower: plotly writes such labels in full
     axis = loss_figure(curves([])).to_dict()["layout"]["yaxis"]
     assert axis["type"] == "log" and "tickvals" not in axis  # nothing drawn, nothing labelled

@@ -8,7 +8,7 @@ hundred thousand calls as for one of ten, and a page keeps the Curves with the r
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from html import escape
 from statistics import fmean
@@ -222,27 +222,37 @@ def _laid_out(fig: go.Figure, title: str, axis: str, height: int) -> go.Figure:
 
 
 MOST_TICKS = 8  # labels on a log axis: past that many, every second, third...
+EDGE = 1.25  # an end of the values this far from the nearest label is labelled itself
 SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
 def log_ticks(low: float, high: float) -> list[tuple[int, int]]:
     """Where a log axis over values `low`..`high` is labelled, as (m, k) for m × 10^k: the
     powers of ten among them; where fewer than two, 1, 2 and 5 times them; else every
-    digit times them; else nowhere (a range that narrow plotly labels in full itself). Where
-    the highest is below half of `high` (values up to 7.5 labelled no higher than 1), `high`
-    by its leading digit too. Never plotly's own labels of a wider range, which write 0.02
-    as `2`."""
+    digit times them; else nowhere (a range that narrow plotly labels in full itself). An end
+    of the values far (EDGE) from the nearest label is labelled too, to two digits (values
+    up to 7.5 were labelled no higher than 1). Never plotly's own labels of a wider range,
+    which write 0.02 as `2`."""
     bottom, top = math.floor(math.log10(low)), math.ceil(math.log10(high))
     for digits in ((1,), (1, 2, 5), range(1, 10)):
         ticks = [(m, k) for k in range(bottom, top + 1) for m in digits
                  if low <= m * 10.0 ** k <= high]
         if len(ticks) >= 2:
             ticks = ticks[::math.ceil(len(ticks) / MOST_TICKS)]
-            if ticks[-1][0] * 10.0 ** ticks[-1][1] < high / 2:
-                k = math.floor(math.log10(high))
-                ticks.append((int(high / 10.0 ** k), k))
+            if ticks[-1][0] * 10.0 ** ticks[-1][1] * EDGE < high:
+                ticks.append(_two_digits(high, math.floor))
+            if ticks[0][0] * 10.0 ** ticks[0][1] > low * EDGE:
+                ticks.insert(0, _two_digits(low, math.ceil))
             return ticks
     return []
+
+
+def _two_digits(value: float, rounded: Callable[[float], int]) -> tuple[int, int]:
+    """`value` to two digits as (m, k), `rounded` into the values (down at the top, up at
+    the bottom), a trailing zero dropped: 7.5 is (75, -1), 3000 is (3, 3)."""
+    k = math.floor(math.log10(value)) - 1
+    m = rounded(round(value / 10.0 ** k, 9))
+    return (m // 10, k + 1) if m % 10 == 0 else (m, k)
 
 
 def tick_label(m: int, k: int) -> str:
