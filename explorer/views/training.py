@@ -69,6 +69,6 @@ def loss_lines(losses: list[Summary], code: str, lang: str) -> dict[int, str]:
     """What to call the loss of each program line that calls backward, where there are
     several: its code and line number (`d_loss.backward() · line 20`)."""
     lines = code.splitlines()
-    return {s.line: text("loss_line", lang, code=cut(lines[s.line - 1].strip(), 40),
-                         line=s.line)
-            for s in losses if s.line is not None and 0 < s.line <= len(lines)}
+    made = {s.line for s in losses if s.line is not None and 0 < s.line <= len(lines)}
+    return {n: text("loss_line", lang, code=cut(lines[n - 1].strip(), 40), line=n)
+            for n in sorted(made)}
