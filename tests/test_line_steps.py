@@ -563,7 +563,7 @@ def test_sampling_keeps_rounds_1_to_10_then_doubling_and_the_last_when_known() -
     kept = [*range(1, 11), 20, 40, 80, 160, 200]
     assert [rounds(s) for s in inner(trace)] == [[(1, "i", r, 200)] for r in kept]
     assert [s.variables["t"].values for s in inner(trace)] == [r - 1 for r in kept]
-    (note,) = [n for n in english(trace.notes) if "Lines inside loops" in n]
+    (note,) = [n for n in english(trace.notes) if "Not every line was recorded" in n]
     assert f"{200 - len(kept)} lines ran in rounds not kept" in note
     unknown = run("n = 0\nwhile n < 200:\n    n += 1\n")
     assert [rounds(s) for s in inner(unknown)] == [
@@ -828,7 +828,7 @@ def test_the_line_steps_cap_holds_and_the_note_says_what_was_left_out() -> None:
     assert trace.ok and trace.stdout == "4\n"
     assert len(inner(trace)) == 7
     assert [s.line for s in trace.steps if s.within is None] == [1, 5]
-    (note,) = [n for n in english(trace.notes) if "Lines inside loops" in n]
+    (note,) = [n for n in english(trace.notes) if "Not every line was recorded" in n]
     assert "8 lines ran after the first 7 inner steps" in note
     round_trips(trace)
 
@@ -973,7 +973,7 @@ def test_a_huge_loop_body_is_capped_and_valid() -> None:
     trace = run("for i in range(3):\n" + body + "print(a)\n")
     assert trace.ok and trace.stdout == "3001\n"
     assert len(inner(trace)) == Limits().line_steps
-    (note,) = [n for n in english(trace.notes) if "Lines inside loops" in n]
+    (note,) = [n for n in english(trace.notes) if "Not every line was recorded" in n]
     assert f"{3 * 3_000 - Limits().line_steps:,} lines ran after the first" in note
     round_trips(trace)
 

@@ -16,7 +16,7 @@ from explorer.trace.graph_view import View, view
 from explorer.trace.schema import Call
 from explorer.trace.wire import saved
 from explorer.views.animation import figure, frames_of, left_off
-from explorer.views.graph_page import defaults, drawn
+from explorer.views.graph_page import defaults, drawn, no_graph
 from explorer.views.render import png, positions, svg
 
 PAGE = Template("""<!DOCTYPE html>
@@ -51,8 +51,10 @@ def graph_view(trace: Trace, lang: str = "en") -> View:
     and on a small graph the variables' values and `.grad` under their labels (ExportError,
     in `lang`, when there is none)."""
     index = len(trace.steps) - 1
-    if index < 0 or trace.steps[index].graph is None:
+    if index < 0:
         raise ExportError(text("no_graph", lang))
+    if trace.steps[index].graph is None:
+        raise ExportError(text(no_graph(trace, index), lang))
     graph = trace.graphs[trace.steps[index].graph]
     if graph.note:
         raise ExportError(text("graph_note", lang, note=notes.said(graph.note, lang)))
