@@ -43,7 +43,7 @@ from torch.nn.parameter import UninitializedTensorMixin
 from torchviz.dot import SAVED_PREFIX, resize_graph
 
 from explorer.record.modules import Modules, Names
-from explorer.record.observer import as_str
+from explorer.record.observer import read
 from explorer.record.snapshot import as_text, version
 from explorer.trace.graph_view import COLOURS, FREED, MODIFIED, NODE_ATTR, edge_line, node_line
 from explorer.trace.schema import Edge, Graph, Node, Note
@@ -483,7 +483,7 @@ def _shown(value: Any) -> str:
         return "[saved tensor]"
     if isinstance(value, tuple) and any(torch.is_tensor(t) for t in value):
         return "[saved tensors]"
-    return as_str(value)
+    return read(value)
 
 
 @functools.lru_cache(maxsize=1 << 12)
@@ -502,7 +502,7 @@ def _fn_label(name: str, attrs: tuple[tuple[str, str], ...]) -> str:
 def _describe(value: Any) -> str:
     if isinstance(value, torch.Tensor):
         return f"tensor{tuple(_shape(value))} {str(value.dtype).removeprefix('torch.')}"
-    return as_str(value)[:80]
+    return read(value)[:80]
 
 
 def _unreadable(error: RuntimeError) -> str:

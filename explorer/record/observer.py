@@ -9,7 +9,7 @@ the error: the recorder then says what it could not read, and the program never 
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from types import FrameType
@@ -48,9 +48,10 @@ def refusing() -> Iterator[Refusal]:
         sys.setprofile(previous)
 
 
-def as_str(value: Any) -> str:
-    """`str(value)`; `<Obj object>` where that would run the program's code."""
+def read(value: Any, written: Callable[[Any], str] = str) -> str:
+    """`written(value)` (its `str` by default); `<Obj object>` where that would run the
+    program's code. What else it raises, it raises."""
     shown = None
     with suppress(ProgramCode), refusing() as refusal:
-        shown = str(value)
+        shown = written(value)
     return f"<{type(value).__name__} object>" if shown is None or refusal.refused else shown

@@ -22,7 +22,7 @@ import torch
 from torch.autograd import forward_ad
 
 from explorer.record.modules import parameters
-from explorer.record.observer import refusing
+from explorer.record.observer import read
 from explorer.safety.sandbox import USER_MODULE
 from explorer.trace.schema import Variable
 
@@ -37,9 +37,7 @@ class _Repr(reprlib.Repr):
     def repr_instance(self, x: Any, level: int) -> str:
         if isinstance(x, types.FunctionType | types.BuiltinFunctionType | type):
             return _written(x, level, self.repr1)
-        with refusing() as refusal:
-            shown = super().repr_instance(x, level)
-        return f"<{type(x).__name__} object>" if refusal.refused else shown
+        return read(x, lambda value: super(_Repr, self).repr_instance(value, level))
 
     def repr_dict(self, x: dict[Any, Any], level: int) -> str:
         if not x or level <= 0:
@@ -166,11 +164,9 @@ def version(t: torch.Tensor) -> int | None:
 
 def _short_repr(value: Any) -> str:
     try:
-        with refusing() as refusal:  # reprlib picks its method by the type's name alone
-            shown = _repr.repr(value)
+        return read(value, _repr.repr)  # reprlib picks its method by the type's name alone
     except Exception as error:  # a repr that raises still deserves a row
         return f"<{type(value).__name__}: repr failed: {error}>"
-    return f"<{type(value).__name__} object>" if refusal.refused else shown
 
 
 def _tensor(t: torch.Tensor, cap: int) -> Variable:

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 from explorer.trace import Trace
 from explorer.trace.graph_view import View, added, default_root, named_outputs, view
-from explorer.trace.schema import Step
 from explorer.views.animation import NUMBERS_UP_TO
+from explorer.views.places import rounds_of
 from explorer.views.present import node_values
 
 
@@ -55,15 +55,11 @@ def statement_added(trace: Trace, index: int) -> frozenset[str]:
     error stopped a round not stepped (what its line made is not known apart)."""
     step = trace.steps[index]
     previous = trace.steps[index - 1] if index else None
-    if step.stopped and _rounds(step) != _rounds(previous):
+    if step.stopped and rounds_of(step.rounds) != rounds_of(previous and previous.rounds):
         return frozenset()
     before = previous.graph if previous is not None else None
     return added(trace.graphs[step.graph], trace.graphs[before] if before is not None else None,
                  step.rounds[-1].began if step.rounds else None)
-
-
-def _rounds(step: Step | None) -> list[tuple[int, int]]:
-    return [(r.line, r.round) for r in step.rounds or ()] if step is not None else []
 
 
 def no_graph(trace: Trace, index: int) -> str:

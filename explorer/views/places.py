@@ -92,15 +92,15 @@ def other_round(steps: Sequence[Step], index: int, later: bool) -> int | None:
     step = steps[index]
     if not step.rounds:
         return None
-    here = _rounds(step)
+    here = rounds_of(step.rounds)
     others = range(index + 1, len(steps)) if later else range(index - 1, -1, -1)
     return next((i for i in others if steps[i].line == step.line and steps[i].rounds
-                 and _rounds(steps[i]) != here), None)
+                 and rounds_of(steps[i].rounds) != here), None)
 
 
-def _rounds(step: Step) -> tuple[tuple[int, int], ...]:
-    """The loops around a step and their rounds, as (line, round) pairs."""
-    return tuple((r.line, r.round) for r in step.rounds or [])
+def rounds_of(rounds: Sequence[Round] | None) -> tuple[tuple[int, int], ...]:
+    """The loops around a step or a call and their rounds, as (line, round) pairs."""
+    return tuple((r.line, r.round) for r in rounds or [])
 
 
 def last_round(steps: Sequence[Step], line: int) -> int | None:
@@ -119,6 +119,6 @@ def last_round(steps: Sequence[Step], line: int) -> int | None:
 def _round_at(step: Step, line: int) -> tuple[tuple[int, int], ...] | None:
     """The rounds of the loops around `step` down to the loop at `line`, as (line, round)
     pairs; None where the step is not inside that loop."""
-    rounds = _rounds(step)
+    rounds = rounds_of(step.rounds)
     lines = [at for at, _ in rounds]
     return rounds[:lines.index(line) + 1] if line in lines else None

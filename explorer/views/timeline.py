@@ -10,6 +10,7 @@ from explorer.trace import Trace
 from explorer.trace.graph_view import Group, View, made_before
 from explorer.trace.schema import Call, Graph
 from explorer.views.export import animation_view
+from explorer.views.places import rounds_of
 
 
 @dataclass(frozen=True)
@@ -100,5 +101,4 @@ def _calling(trace: Trace, call: Call) -> int | None:
     if call.after is None or call.after >= len(trace.steps):
         return None
     step = trace.steps[call.after]
-    return call.after if [(r.line, r.round) for r in step.rounds or ()] == [
-        (r.line, r.round) for r in call.rounds or ()] else None
+    return call.after if rounds_of(step.rounds) == rounds_of(call.rounds) else None
