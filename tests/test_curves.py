@@ -145,3 +145,14 @@ def test_the_losses_of_two_backward_lines_are_two_curves_and_no_one_verdict() ->
     one = [s for s in trace.losses if s.line == 10]  # one line alone: one curve, a verdict
     assert [line.name for line in curves(one).losses] == ["loss"]
     assert compared(one, []) is not None
+
+
+def test_past_ten_backward_lines_one_curve_draws_every_loss() -> None:
+    """A program calling backward on 2,000 lines: one line of 120,000 points, reduced, not
+    2,000 curves and a legend of 2,000 (and still no verdict)."""
+    losses = [Summary(call=i + 1, kind="backward", value=1.0 + i % 7, grad_norms={},
+                      line=1 + i % 2000) for i in range(120_000)]
+    drawn = curves(losses)
+    assert drawn.loss_lines == 2000 and [line.name for line in drawn.losses] == ["loss"]
+    assert drawn.losses[0].count == 120_000 and drawn.losses[0].reduced
+    assert compared(losses, []) is None

@@ -65,5 +65,6 @@ def test_a_log_axis_reads_as_whole_numbers_however_narrow_or_wide_the_values() -
     assert _labels(0.81, 1.2) == ["0.9", "1"]
     assert _labels(2e-5, 7e-5) == ["2×10⁻⁵", "5×10⁻⁵", "7×10⁻⁵"]
     assert _labels(0.81, 0.89) == []  # narrower: plotly writes such labels in full
+    assert _labels(5e-324, 1.7e308)[::8] == ["10⁻³⁰⁰", "10³⁰⁰"]  # the float's ends: no overflow
     axis = loss_figure(curves([])).to_dict()["layout"]["yaxis"]
     assert axis["type"] == "log" and "tickvals" not in axis  # nothing drawn, nothing labelled

@@ -146,8 +146,9 @@ def _charts(drawn: Curves, verdict: Compared | None, count: int, lang: str) -> N
     """Whether the loss fell, its curve and the gradient norms', and what was left out."""
     if verdict is not None:
         (st.success if verdict.fell else st.warning)(verdict.said(lang))
-    elif len(drawn.losses) > 1:
-        st.info(text("losses_of_lines", lang, count=len(drawn.losses)))
+    elif drawn.loss_lines > 1:
+        st.info(text("losses_of_lines" if len(drawn.losses) > 1 else "losses_drawn_as_one", lang,
+                     count=drawn.loss_lines))
     axis = text("backward_call", lang)
     st.plotly_chart(loss_figure(drawn, text("loss", lang), axis), key="training.loss")
     st.plotly_chart(grad_norm_figure(drawn, text("grad_norms", lang), axis,

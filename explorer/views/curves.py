@@ -45,6 +45,7 @@ class Curves:
     norms: list[Line]  # the first LEAVES leaves, in the order they first had a gradient norm
     others: Line | None  # per call, the largest gradient norm of all the other leaves
     hidden: int  # leaves drawn only in `others`
+    loss_lines: int = 1  # program lines that call backward (past `leaves`, drawn as one)
 
     @property
     def lines(self) -> list[Line]:
@@ -67,17 +68,18 @@ def curves(losses: Iterable[Summary], names: Mapping[str, str] | None = None,
     scale), each line cut to at most `points` keeping every minimum and maximum; `names`:
     what to call a leaf known by its id only (explorer.views.training.leaf_names). A program
     whose backward calls are made on several lines (a GAN's two losses) has a loss line for
-    each, called as `lines` says (by its line number, else) and never one line through
-    losses of different things."""
+    each, called as `lines` says (by its line number, else), never one line through losses
+    of different things; but past `leaves` such lines, one line draws them all."""
     loss: dict[int | None, tuple[list[int], list[float]]] = {}
+    every: tuple[list[int], list[float]] = ([], [])
     norms: dict[str, tuple[list[int], list[float]]] = {}
     others: tuple[list[int], list[float]] = ([], [])
     hidden: set[str] = set()
     for s in losses:
         if s.value is not None and s.value > 0:
-            calls, values = loss.setdefault(s.line, ([], []))
-            calls.append(s.call)
-            values.append(s.value)
+            for calls, values in (loss.setdefault(s.line, ([], [])), every):
+                calls.append(s.call)
+                values.append(s.value)
         largest = 0.0
         for leaf, norm in s.grad_norms.items():
             line = norms.get(leaf)
@@ -94,14 +96,14 @@ def curves(losses: Iterable[Summary], names: Mapping[str, str] | None = None,
         if largest > 0:
             others[0].append(s.call)
             others[1].append(largest)
-    several = len(loss) > 1
+    apart = 1 < len(loss) <= leaves
     return Curves(
-        losses=[_line((lines or {}).get(line, str(line)) if several else "loss", calls, values,
-                      points) for line, (calls, values) in (loss or {None: ([], [])}).items()],
+        losses=[_line((lines or {}).get(line, str(line)), *drawn, points)
+                for line, drawn in loss.items()] if apart else [_line("loss", *every, points)],
         norms=[_line((names or {}).get(leaf, leaf), *line, points)
                for leaf, line in norms.items()],
         others=_line("others", *others, points) if hidden else None,
-        hidden=len(hidden))
+        hidden=len(hidden), loss_lines=len(loss))
 
 
 @dataclass(frozen=True)
@@ -233,6 +235,7 @@ def log_ticks(low: float, high: float) -> list[tuple[int, int]]:
     of the values far (EDGE) from the nearest label is labelled too, to two digits (values
     up to 7.5 were labelled no higher than 1). Never plotly's own labels of a wider range,
     which write 0.02 as `2`."""
+    low, high = max(low, 1e-300), min(high, 1e300)  # m × 10^k stays a float
     bottom, top = math.floor(math.log10(low)), math.ceil(math.log10(high))
     for digits in ((1,), (1, 2, 5), range(1, 10)):
         ticks = [(m, k) for k in range(bottom, top + 1) for m in digits
