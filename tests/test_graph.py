@@ -265,6 +265,17 @@ def test_a_view_keeps_what_leads_to_the_chosen_output() -> None:
     assert "----" not in plain.dot and "----" in only_c.dot
 
 
+def test_a_view_of_an_output_leaves_out_the_later_operations_that_saved_it() -> None:
+    code = "x = torch.ones(2, requires_grad=True)\ny = x * 3\nz = (y * y).sum()\n"
+    graph = execute(code).graph
+    node_of = {name: n.id for n in outputs(graph) for name in n.names}
+    only_y = view(graph, [node_of["y"]])
+    assert sorted(n.name for n in only_y.nodes.values() if n.kind == "backward") == [
+        "AccumulateGrad", "MulBackward0"]  # not y * y's MulBackward0, which saved y
+    assert {"SumBackward0", "MulBackward0"} <= {
+        n.name for n in view(graph, [node_of["z"]]).nodes.values()}
+
+
 def test_svg_layout_with_graphviz_and_a_clear_error_for_bad_dot() -> None:
     picture = svg(view(execute(SEED).graph).dot)
     assert picture.lstrip().startswith("<?xml") and "MeanBackward0" in picture

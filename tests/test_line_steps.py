@@ -696,6 +696,14 @@ def test_the_graph_inside_a_function_is_drawn_first_for_what_its_line_made() -> 
     assert firsts == {(5, 1): "u", (6, 1): "return", (5, 2): "u", (6, 2): "return"}
 
 
+def test_a_function_returning_a_tuple_is_drawn_first_for_its_first_tensor() -> None:
+    trace = run("def encode(x, w):\n    h = x @ w\n    return h.tanh(), h.sigmoid()\n\n"
+                "w = torch.ones(3, 2, requires_grad=True)\na, b = encode(torch.ones(2, 3), w)\n")
+    (returning,) = [i for i, s in enumerate(trace.steps) if s.calls and s.line == 3]
+    graph = trace.graphs[trace.steps[returning].graph]
+    assert default_root(trace, returning, named_outputs(graph)) == "return[0]"
+
+
 def test_a_return_step_lets_the_value_go_as_the_function_returns() -> None:
     # A frame that outlives its call (a traceback holds it) keeps no value the rewrite held.
     tree = ast.parse("def f(x):\n    try:\n        1 / 0\n    except ZeroDivisionError as e:\n"

@@ -209,6 +209,19 @@ def test_the_backward_page_shows_v_and_the_vjp_the_engine_wrote() -> None:
     assert vjp == pytest.approx([0.2, 2.0, 0.0002])
 
 
+def test_the_vjp_of_autograd_grad_is_said_to_be_returned_not_added_to_a_grad() -> None:
+    at = _app()
+    at.switch_page("pages/5_Backward.py").run()
+    at.session_state["backward.code"] = (
+        "x = torch.ones(3, requires_grad=True)\ny = x * x\nv = torch.tensor([0.1, 1.0, 2.0])\n"
+        "g, = torch.autograd.grad(y, x, grad_outputs=v)\nprint(x.grad)\n")
+    at.button(key="backward.run").click().run()
+    assert not at.exception
+    shown = _text(at)
+    assert text("vjp_explain_grad", "en") in shown and "writes no .grad" in shown
+    assert text("vjp_explain", "en") not in shown and "added to x.grad" not in shown
+
+
 def test_a_program_without_backward_says_so() -> None:
     at = _app()
     at.switch_page("pages/5_Backward.py").run()

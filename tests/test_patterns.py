@@ -65,6 +65,13 @@ def test_the_attack_finds_what_froze_the_server() -> None:
     assert slowest.seconds > 0.01 and slowest.length < 200
 
 
+def test_the_attack_finds_a_pattern_whose_start_repeats() -> None:
+    """A message of `shape '[` over and over made this pattern read to the end from each."""
+    quadratic = re.compile(r"shape '(?P<shape>\[.*?\])' is invalid for input of size (\d+)")
+    slowest = worst(quadratic, bound=0.01)
+    assert slowest.seconds > 0.01
+
+
 def test_the_message_that_froze_the_server_is_read_at_once() -> None:
     for message in (FREEZE, FREEZE.replace("X", ", 2" * 5000)[:MAX_MESSAGE]):
         trace = Trace(ok=False, error=error_info("RuntimeError", message, 1))

@@ -10,6 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from explorer.content.i18n import text
+from explorer.trace.schema import Summary
 from explorer.views.curves import curves, log_ticks, loss_figure, tick_label
 from tests.test_gate import send
 from tests.test_training import ADAM
@@ -64,7 +65,19 @@ def test_a_log_axis_reads_as_whole_numbers_however_narrow_or_wide_the_values() -
     assert _labels(0.73, 1.53) == ["0.8", "0.9", "1", "1.5"]
     assert _labels(0.81, 1.2) == ["0.9", "1"]
     assert _labels(2e-5, 7e-5) == ["2×10⁻⁵", "5×10⁻⁵", "7×10⁻⁵"]
+    assert _labels(1.9e-5, 9.9e-5) == ["2×10⁻⁵", "5×10⁻⁵", "9.9×10⁻⁵"]  # one digit before the
+    assert _labels(0.0019, 0.0093) == ["0.002", "0.005", "0.0093"]  # point, either way
     assert _labels(0.81, 0.89) == []  # narrower: plotly writes such labels in full
     assert _labels(5e-324, 1.7e308)[::8] == ["10⁻³⁰⁰", "10³⁰⁰"]  # the float's ends: no overflow
     axis = loss_figure(curves([])).to_dict()["layout"]["yaxis"]
     assert axis["type"] == "log" and "tickvals" not in axis  # nothing drawn, nothing labelled
+
+
+def test_a_few_calls_are_each_labelled_and_many_as_plotly_chooses() -> None:
+    def axis(calls: int) -> dict[str, object]:
+        losses = [Summary(call=c, kind="backward", value=1.0 / c, grad_norms={})
+                  for c in range(1, calls + 1)]
+        return loss_figure(curves(losses)).to_dict()["layout"]["xaxis"]
+
+    assert axis(3)["dtick"] == 1  # no call 1.5 between calls 1 and 2
+    assert "dtick" not in axis(100)

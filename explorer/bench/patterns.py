@@ -5,7 +5,9 @@ Python's `re` backtracks: `(?:\\d{1,18}(?:, )?){0,64}` tried every way to split 
 among its repeats for minutes, holding the server's interpreter, which every visitor shares.
 So each pattern is attacked as ReDoS checkers do: for every repeat in it, a prefix that
 leads to the repeat, the repeat's body pumped many times, and a character that fails what
-follows. The pump grows until the text is as long as the longest text the server matches
+follows; and that prefix and one round of the body over and over (`shape '[` repeated made
+`shape '(\\[.*?\\])' is invalid` read on to the end from each one: quadratic). The pump
+grows until the text is as long as the longest text the server matches
 (`explorer.trace.check.MAX_MESSAGE`: a run's text is cut to it before any pattern reads it);
 a pattern whose worst time there stays small is safe whatever the text.
 """
@@ -75,7 +77,8 @@ def worst(pattern: re.Pattern[Any], cap: int = MAX_MESSAGE, bound: float = BOUND
 
 def attacks(pattern: re.Pattern[Any], cap: int) -> Iterator[str]:
     """Texts that make a backtracking matcher try hardest, shortest first: for each repeat,
-    its prefix, its body pumped, then a failing character (each after LEADS)."""
+    its prefix, its body pumped, then a failing character (each after LEADS); and its prefix
+    and body over and over, each copy a start from which a search may read to the end."""
     source = pattern.pattern
     text = source.decode("latin-1") if isinstance(source, bytes) else source
     tree = _parser.parse(text, pattern.flags & ~re.UNICODE if isinstance(source, bytes)
@@ -87,6 +90,8 @@ def attacks(pattern: re.Pattern[Any], cap: int) -> Iterator[str]:
     for count in counts:
         texts = [prefix + pump * min(count, cap // len(pump)) for prefix, pump in pumps
                  if len(pump) * _before(count) < cap]
+        texts += [(prefix + pump) * min(count, cap // len(prefix + pump)) for prefix, pump
+                  in pumps if prefix and len(prefix + pump) * _before(count) < cap]
         if not texts:
             return
         yield from (lead + text + fail for text in texts for lead in LEADS for fail in FAILS)

@@ -32,6 +32,7 @@ from explorer.trace.wording import plain
 MAX_LINES = 200  # warnings or notes a page lists
 MAX_LINE = 2_000  # characters of one of them, of a name, label, type or id
 MAX_MESSAGE = 20_000  # characters of an error message, or of a value shown as text
+MAX_MODULE = 200  # characters of a module's path (`model.fc1`), of MAX_NESTING modules at most
 MAX_VARIABLES = 1_000  # variables of one step, names of a tensor, leaves of a backward call
 EDGES_PER_NODE = 4  # edges a graph may have for each node it may have
 GRADIENT_VALUES = 100  # values a run keeps of one gradient (explorer.record.backward.VALUES)
@@ -328,7 +329,10 @@ class _Reader:
                             f"{', '.join(sorted(missing))}")
         for field in TENSOR_ONLY if backward else BACKWARD_ONLY:
             setattr(node, field, None)
-        _short(node, ("label", "name", "module", "dtype", "device", "grad_fn"))
+        _short(node, ("label", "name", "dtype", "device", "grad_fn"))
+        if node.module is not None:  # deeper modules are drawn in the box of the one that deep
+            node.module = ".".join(node.module[:MAX_MODULE].split(".", schema.MAX_NESTING)[
+                :schema.MAX_NESTING])
         if node.saved is not None:
             node.saved = {k: v[:MAX_LINE] for k, v in _mapping(node.saved, MAX_LINES).items()}
         if node.names is not None:

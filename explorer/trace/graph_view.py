@@ -20,6 +20,7 @@ from __future__ import annotations
 import functools
 import re
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -107,8 +108,9 @@ def named_outputs(graph: Graph) -> dict[str, str]:
 def default_root(trace: Trace, index: int, named: dict[str, str]) -> str | None:
     """The variable the graph after step `index` is drawn for by default: the one in the
     graph assigned most recently, or whose graph an in-place operation autograd recorded
-    grew (`total += loss`), else the first named one. A new `.grad`, or a change autograd
-    did not record (under `no_grad`), does not count: the variable holds the same graph.
+    grew (`total += loss`), else the first named one; for a list or tuple, its first tensor
+    the graph names (`return[0]`). A new `.grad`, or a change autograd did not record (under
+    `no_grad`), does not count: the variable holds the same graph.
     Where several changed since the step before (rounds between not stepped), the one whose
     tensor's node was made last. In a function, its own variables count too."""
     makers: dict[int, dict[str, Node]] = {}  # by graph: each name's tensor's backward node
@@ -134,9 +136,13 @@ def default_root(trace: Trace, index: int, named: dict[str, str]) -> str | None:
         made = maker(i, name) if info else None
         return info and (info.memory, info.shape, info.grad_fn, made and made.id)
 
+    drawn = {}  # a variable's name -> the name its graph is drawn for: a list's or a tuple's
+    for name in named:  # first tensor's (`return[0]`), where the graph names no tensor so
+        drawn.setdefault(name.split("[", 1)[0], name)
+    drawn |= {name: name for name in named}
     for i in range(index, -1, -1):
-        changed = [name for name in variables(i)
-                   if name in named and holds(i - 1, name) != holds(i, name)]
+        changed = [drawn[name] for name in variables(i)
+                   if name in drawn and holds(i - 1, name) != holds(i, name)]
         if changed:
             return max(changed, key=lambda name: _seq(maker(i, name)))
     return next(iter(named), None)
@@ -173,8 +179,10 @@ def node_lines(trace: Trace) -> dict[str, tuple[int, int]]:
     that step's round began (`Node.seq`, `Round.began`) was made by lines not stepped: none."""
     lines: dict[str, tuple[int, int]] = {}
     seen: set[str] = set()
+    read: set[int] = set()  # graphs whose nodes are in `seen` (steps share them, unchanged)
     for step in trace.steps:
-        if step.graph is not None:
+        if step.graph is not None and step.graph not in read:
+            read.add(step.graph)
             began = step.rounds[-1].began if step.rounds else None
             for node in trace.graphs[step.graph].nodes:
                 if node.id not in seen:
@@ -197,7 +205,7 @@ def view(graph: Graph, roots: list[str] | None = None, show_saved: bool = True,
     edges = graph.edges if show_saved else [
         e for e in graph.edges if e.kind != "saved" or _custom(nodes, e.src)
         or _custom(nodes, e.dst)]
-    keep = _behind(edges, roots) if roots else set(nodes)
+    keep = _behind(nodes, edges, roots) if roots else set(nodes)
     if not show_saved:
         keep -= {i for i, n in nodes.items() if n.kind == "saved" and not n.custom}
     if order is not None:
@@ -254,34 +262,51 @@ def added(graph: Graph, before: Graph | None, began: int | None = None) -> froze
     before `began` (a step's round began then: rounds not stepped made them)."""
     had = {n.id for n in before.nodes} if before else set()
     new = {n.id for n in graph.nodes if n.id not in had}
-    return frozenset(new - made_before(graph, new, began))
+    return frozenset(new - Dates(graph).before(new, began))
 
 
-def made_before(graph: Graph, ids: set[str], began: int | None) -> frozenset[str]:
-    """Of the nodes `ids` of `graph`, those made before the sequence number `began`: a
-    backward node by its own number (`Node.seq`), a tensor when each node it is joined to
-    was."""
-    if began is None:
-        return frozenset()
-    old = {n.id for n in graph.nodes if n.seq is not None and n.seq < began}
-    joined: dict[str, set[str]] = defaultdict(set)
-    for edge in graph.edges:
-        joined[edge.src].add(edge.dst)
-        joined[edge.dst].add(edge.src)
-    return frozenset(n.id for n in graph.nodes if n.id in ids and (
-        n.id in old or n.seq is None and n.kind != "backward" and joined[n.id]
-        and joined[n.id] <= old))
+class Dates:
+    """When the nodes of one graph were made, asked of many sets of its nodes in turn (each
+    statement's, against its round's start): read once, each answer then costs only the
+    nodes it is asked about and their edges."""
+
+    def __init__(self, graph: Graph) -> None:
+        self.seq = {n.id: n.seq for n in graph.nodes}
+        self.tensors = {n.id for n in graph.nodes if n.seq is None and n.kind != "backward"}
+        self.joined: dict[str, set[str]] = defaultdict(set)
+        for edge in graph.edges:
+            self.joined[edge.src].add(edge.dst)
+            self.joined[edge.dst].add(edge.src)
+
+    def before(self, ids: set[str], began: int | None) -> frozenset[str]:
+        """Of the nodes `ids`, those made before the sequence number `began`: a backward node
+        by its own number (`Node.seq`), a tensor when each node it is joined to was."""
+        if began is None:
+            return frozenset()
+
+        def old(node: str) -> bool:
+            seq = self.seq.get(node)
+            return seq is not None and seq < began
+
+        return frozenset(i for i in ids if old(i) or i in self.tensors and self.joined[i]
+                         and all(map(old, self.joined[i])))
 
 
 def modules(graph: Graph) -> list[str]:
     """The paths of the modules whose calls made nodes of `graph`, and of the modules around
     them (`model` around `model.fc1`), in order."""
-    paths: dict[str, None] = {}
-    for node in graph.nodes:
-        if node.module is not None:
-            parts = node.module.split(".")
-            paths.update(dict.fromkeys(".".join(parts[:i]) for i in range(1, len(parts) + 1)))
-    return sorted(paths)
+    return sorted(_around(node.module for node in graph.nodes if node.module is not None))
+
+
+def _around(paths: Iterable[str]) -> set[str]:
+    """The module `paths` and the modules around each (`model` around `model.fc1`), each
+    walked up only until one met before."""
+    found: set[str] = set()
+    for path in set(paths):
+        while path and path not in found:
+            found.add(path)
+            path = path.rpartition(".")[0]
+    return found
 
 
 def _fold(nodes: dict[str, Node], edges: list[Edge], fold: tuple[str, ...]) -> tuple[
@@ -308,14 +333,16 @@ def _inside(path: str, outer: str) -> bool:
     return path.startswith(f"{outer}.")
 
 
-def _behind(edges: list[Edge], roots: list[str]) -> set[str]:
-    """Every node with a path to a root, and the saved tensors of the backward nodes kept."""
+def _behind(nodes: dict[str, Node], edges: list[Edge], roots: list[str]) -> set[str]:
+    """Every node with a path to a root, and the saved tensors of the backward nodes kept (not
+    the nodes that saved a tensor kept: a later operation on a root is not behind it)."""
     into: dict[str, list[str]] = defaultdict(list)
-    saved: dict[str, list[str]] = defaultdict(list)
+    saved: dict[str, list[str]] = defaultdict(list)  # backward node -> the tensors it saved
     for e in edges:
         if e.kind == "saved":
-            saved[e.src].append(e.dst)
-            saved[e.dst].append(e.src)
+            owner, tensor = (e.src, e.dst) if e.src in nodes and (
+                nodes[e.src].kind == "backward") else (e.dst, e.src)
+            saved[owner].append(tensor)
         else:
             into[e.dst].append(e.src)
     keep, stack = set(), list(roots)
@@ -425,7 +452,7 @@ def _clusters(nodes: dict[str, Node]) -> list[str]:
         if node.module is not None:
             members[node.module].append(node.id)
     inner: dict[str | None, list[str]] = defaultdict(list)  # module -> the modules in it
-    for path in {".".join(p.split(".")[:i]) for p in members for i in range(1, p.count(".") + 2)}:
+    for path in _around(members):
         inner[path.rsplit(".", 1)[0] if "." in path else None].append(path)
     lines: list[str] = []
     stack: list[str | None] = sorted(inner[None], reverse=True)

@@ -29,7 +29,7 @@ EXPECTED = re.compile(r"Expected `(?P<want>[^`]*)`(?P<bound>.*?)(?:, got `[^`]*`
                       r"(?: - at `(?P<path>[^`]*)`)?$")
 MISSING = re.compile(r"Object missing required field `(?P<field>[^`]*)`(?: - at `(?P<path>.*)`)?$")
 ENUM = re.compile(r"Invalid enum value (?P<value>.*?)(?: - at `(?P<path>[^`]*)`)?$")
-STEP = re.compile(r"\.\w+|\[[^\]]*\]")
+STEP = re.compile(r"\.\w+|\[[^\][]*\]")
 
 
 def plain(error: msgspec.ValidationError, root: str = "the answer") -> str:

@@ -278,11 +278,12 @@ def _name(node: Node | None, fallback: str) -> str:
 
 def _vjp(call: Call, graph: Graph, lang: str) -> None:
     """For y.backward(v) on a small vector y: v, and the vᵀJ the engine delivered to each
-    leaf's AccumulateGrad (J itself is not built: `jacobian_reason`)."""
+    leaf's AccumulateGrad (J itself is not built: `jacobian_reason`); for
+    torch.autograd.grad(y, x, v), which returns it and runs no AccumulateGrad, v."""
     if call.vector is None:
         return
     st.markdown(f"#### {text('vjp_title', lang)}")
-    st.caption(text("vjp_explain", lang))
+    st.caption(text("vjp_explain_grad" if call.kind == "grad" else "vjp_explain", lang))
     nodes = {n.id: n for n in graph.nodes}
     names = {g.node: plain(" = ".join(g.names)) if g.names else _name(nodes.get(g.leaf), g.leaf)
              for g in call.leaf_grads}

@@ -363,15 +363,17 @@ def _said_by_grad(call: Call, where: dict[str, str], boxes: dict[str, tuple],
     the leaf into its AccumulateGrad, which carries the `.grad` itself (None: always), and
     out of that AccumulateGrad, which carry what the engine sent it (the `.grad` written:
     the same where nothing was there to add to)."""
+    out_of: dict[str, list[Any]] = {}  # node -> the points of the edges out of it
+    for (tail, _), options in paths.items():
+        out_of.setdefault(tail, []).extend(options)
     told: dict[int, str | None] = {}
     for g in call.leaf_grads:
         node = where.get(g.node, g.node)
         if g.leaf not in boxes:
             continue
         written = _forms(g.grad, "")[0]
-        for (tail, head), options in paths.items():
-            if tail == node or (tail, head) == (g.leaf, node):
-                told.update((id(p), None if tail == g.leaf else written) for p in options)
+        told.update((id(p), None if node == g.leaf else written) for p in out_of.get(node, ()))
+        told.update((id(p), None) for p in paths.get((g.leaf, node), ()))
     return told
 
 

@@ -57,19 +57,23 @@ def alive(trace: Trace, index: int) -> Alive | None:
     graph = trace.graphs[step.graph]
     ops = {n.id for n in graph.nodes if n.kind == "backward" and n.name != KEPT_BY_LEAF}
     born = _earlier_rounds(trace, index, graph) if step.rounds else {}
-    olds: dict[str, set[str]] = {}  # by variable: a list's tensors (`losses[3]`) are its own
+    old = sorted(born, key=born.__getitem__)  # by the rounds they were made in: bit i, old[i]
+    reach = ancestry(graph, old) if old else {}
+    olds: dict[str, int] = {}  # by variable: a list's tensors (`losses[3]`) are its own
     for name, start in _named(graph).items():
-        olds.setdefault(name.split("[", 1)[0], set()).update(reached(graph, start) & born.keys())
-    alike: dict[frozenset[str], list[str]] = {}  # variables that reach the same old nodes
-    for name, old in sorted(olds.items()):
-        if old:
-            alike.setdefault(frozenset(old), []).append(name)
-    keepers, told = [], set()
-    for old, names in sorted(alike.items(), key=lambda item: (-len(item[0]), item[1])):
-        if old - told:  # one a keeper before it reaches wholly is not told again
-            told |= old
-            keepers.append(Keeper(tuple(names), len(old), min(born[n][0] for n in old),
-                                  max(born[n][1] for n in old)))
+        variable = name.split("[", 1)[0]
+        olds[variable] = olds.get(variable, 0) | reach.get(start, 0)
+    alike: dict[int, list[str]] = {}  # variables that reach the same old nodes
+    for name, bits in sorted(olds.items()):
+        if bits:
+            alike.setdefault(bits, []).append(name)
+    keepers, told = [], 0
+    for bits, names in sorted(alike.items(), key=lambda item: (-item[0].bit_count(), item[1])):
+        if bits & ~told:  # one a keeper before it reaches wholly is not told again
+            told |= bits
+            first, last = old[(bits & -bits).bit_length() - 1], old[bits.bit_length() - 1]
+            keepers.append(Keeper(tuple(names), bits.bit_count(), born[first][0],
+                                  born[last][1]))
     return Alive(len(ops), tuple(keepers))
 
 
@@ -118,16 +122,49 @@ def _named(graph: Graph) -> dict[str, str]:
     return {name: n.id for n in graph.nodes if n.kind != "backward" for name in n.names or ()}
 
 
-def reached(graph: Graph, start: str) -> set[str]:
-    """The nodes `start` is computed from (edges run from an input to what it feeds)."""
-    inputs: dict[str, list[str]] = {}
-    for edge in graph.edges:
-        if edge.kind == "grad":
-            inputs.setdefault(edge.dst, []).append(edge.src)
-    found, stack = {start}, [start]
+def reached(graph: Graph, *starts: str) -> set[str]:
+    """The nodes `starts` are computed from, themselves included (edges run from an input to
+    what it feeds)."""
+    inputs = _inputs(graph)
+    found, stack = set(starts), list(starts)
     while stack:
         for source in inputs.get(stack.pop(), ()):
             if source not in found:
                 found.add(source)
                 stack.append(source)
     return found
+
+
+def ancestry(graph: Graph, chosen: list[str]) -> dict[str, int]:
+    """For each node of `graph`, which of the nodes `chosen` it is computed from (itself
+    included), as an int whose bit i stands for `chosen[i]`: one walk in topological order,
+    however many nodes are asked about (a cycle, which no graph autograd made has, is cut
+    where the walk meets it)."""
+    number = {node: i for i, node in enumerate(chosen)}
+    inputs = _inputs(graph)
+    found: dict[str, int] = {}
+    for root in (n.id for n in graph.nodes):
+        if root in found:
+            continue
+        found[root] = 1 << number[root] if root in number else 0
+        stack = [(root, iter(inputs.get(root, ())))]
+        while stack:
+            node, sources = stack[-1]
+            source = next((s for s in sources if s not in found), None)
+            if source is not None:
+                found[source] = 1 << number[source] if source in number else 0
+                stack.append((source, iter(inputs.get(source, ()))))
+                continue
+            stack.pop()
+            for s in inputs.get(node, ()):
+                found[node] |= found[s]
+    return found
+
+
+def _inputs(graph: Graph) -> dict[str, list[str]]:
+    """Each node's inputs: the sources of the `grad` edges into it."""
+    inputs: dict[str, list[str]] = {}
+    for edge in graph.edges:
+        if edge.kind == "grad":
+            inputs.setdefault(edge.dst, []).append(edge.src)
+    return inputs

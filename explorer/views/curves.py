@@ -213,10 +213,14 @@ def grad_norm_figure(curves: Curves, title: str = "gradient norms", axis: str = 
 
 
 def _laid_out(fig: go.Figure, title: str, axis: str, height: int) -> go.Figure:
-    """Titles, and a log-scale value axis labelled with whole numbers (`log_ticks`)."""
+    """Titles, and a log-scale value axis labelled with whole numbers (`log_ticks`); a few
+    calls are each labelled, never a call 1.5 between them."""
     values = [v for trace in fig.data for v in trace.y or () if v and v > 0]
+    calls = [c for trace in fig.data for c in trace.x or ()]
     fig.update_layout(height=height, margin={"l": 10, "r": 10, "t": 30, "b": 10},
                       title=title, xaxis_title=axis, yaxis_type="log")
+    if calls and max(calls) - min(calls) < MOST_TICKS:
+        fig.update_xaxes(dtick=1)
     if ticks := log_ticks(min(values), max(values)) if values else []:
         fig.update_yaxes(tickmode="array", tickvals=[m * 10.0 ** k for m, k in ticks],
                          ticktext=[tick_label(m, k) for m, k in ticks])
@@ -259,8 +263,10 @@ def _two_digits(value: float, rounded: Callable[[float], int]) -> tuple[int, int
 
 
 def tick_label(m: int, k: int) -> str:
-    """m × 10^k as a reader writes it: `0.002` to `5000` plainly, `10⁻⁵`, `2×10⁴` past."""
-    if -3 <= k <= 3:
+    """m × 10^k as a reader writes it: `0.002` to `5000` plainly, `10⁻⁵`, `2×10⁴`, `1.7×10⁻⁵`
+    past (one digit before the point)."""
+    digits = len(str(m)) - 1
+    if -3 <= k + digits <= 3:
         return f"{m * 10.0 ** k:.{max(0, -k)}f}"
-    power = "10" + str(k).translate(SUPERSCRIPT)
-    return power if m == 1 else f"{m}×{power}"
+    power = "10" + str(k + digits).translate(SUPERSCRIPT)
+    return power if m == 1 else f"{m / 10 ** digits:g}×{power}"

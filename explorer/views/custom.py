@@ -367,9 +367,12 @@ def gradient_checks(code: str) -> tuple[list[str], str]:
     of its imports and classes, the replay of its first statements, and a gradient check of
     each ([] and "" if there are none or `code` does not parse). Parses `code` once."""
     try:
-        tree = ast.parse(code)
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return _gradient_checks(ast.parse(code))
+    except (SyntaxError, ValueError, MemoryError, RecursionError):  # writing it back recurses too
         return [], ""
+
+
+def _gradient_checks(tree: ast.Module) -> tuple[list[str], str]:
     classes = [node for node in tree.body if isinstance(node, ast.ClassDef)
                and any(ast.unparse(base).endswith("Function") for base in node.bases)]
     if not classes:

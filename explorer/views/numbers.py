@@ -9,9 +9,10 @@ the tensor's own. Pure: no torch.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import math
 import struct
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, Literal
 
 PRECISION = 4
@@ -58,19 +59,33 @@ def number(value: Any, how: Style | None = None, imag: Style | None = None,
 def written(values: Any, limit: int | None = None) -> str:
     """Nested values as PyTorch writes a tensor's (`[[1., 2.], [3., 4.]]`), all in one
     style; past `limit` characters, the values that do not fit are left off whole (`…`),
-    never cut."""
-    tokens = list(_tokens(values, _styles(values), PRECISION))
-    whole = "".join(tokens)
-    if limit is None or len(whole) <= limit or not isinstance(values, list):
-        return whole  # one number is written whole, however long
+    never cut. Only the values that fit are written out."""
+    tokens = _tokens(values, _styles(values), PRECISION)
+    if limit is None or not isinstance(values, list):
+        return "".join(tokens)  # one number is written whole, however long
     kept: list[str] = []
-    depth = 0
+    length = depth = 0  # of `kept`, and its brackets left open
     for token in tokens:
-        if token not in ("[", "]", ", ") and len("".join(kept)) + len(token) + 3 + depth > limit:
-            break  # no room for it, `, …` and the brackets to close
+        if token not in ("[", "]", ", ") and length + len(token) + 3 + depth > limit:
+            rest = _within(itertools.chain([token], tokens), limit - length)
+            if rest is not None:  # the whole fits all the same
+                return "".join(kept + rest)
+            return "".join(kept) + "…" + "]" * depth  # no room for it, `, …` and the brackets
         kept.append(token)
+        length += len(token)
         depth += {"[": 1, "]": -1}.get(token, 0)
-    return "".join(kept) + "…" + "]" * depth
+    return "".join(kept)
+
+
+def _within(tokens: Iterator[str], room: int) -> list[str] | None:
+    """All of `tokens` if they take `room` characters at most, else None (read no further)."""
+    out: list[str] = []
+    for token in tokens:
+        room -= len(token)
+        if room < 0:
+            return None
+        out.append(token)
+    return out
 
 
 def exact(values: Any, dtype: str = "float64", shape: list[int] | None = None) -> str:
@@ -160,11 +175,11 @@ def _tokens(values: Any, how: tuple[Style, Style], decimals: int,
     yield "]"
 
 
-def flat(values: Any) -> list[Any]:
-    """The items of nested lists, in order."""
+def flat(values: Any, most: int | None = None) -> list[Any]:
+    """The items of nested lists, in order (the first `most` of them, given that)."""
     out: list[Any] = []
     stack = [values]
-    while stack:  # a run sends a few hundred values at most (explorer.trace.check)
+    while stack and (most is None or len(out) < most):
         item = stack.pop()
         if isinstance(item, list):
             stack.extend(reversed(item))

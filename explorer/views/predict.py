@@ -129,11 +129,19 @@ def _number(node: ast.expr) -> float:
     raise Unreadable("predict_unreadable")
 
 
+def _float(value: Any) -> float:
+    """A value the engine sent as a float; an integer beyond a float's range as infinite."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
+
+
 def judge(typed: list[float], gradient: Gradient) -> Verdict:
     """`typed` against the engine's `gradient`: one number stands for every value; else as
     many numbers as it has, in order. A value is right within RTOL of the engine's, or
     ATOL (nan only as nan, infinities exactly)."""
-    expected = [float(parsed(v)) for v in flat(gradient.values)]
+    expected = [_float(parsed(v)) for v in flat(gradient.values)]
     if len(typed) == 1:
         typed = typed * len(expected)
     if len(typed) != len(expected):

@@ -23,7 +23,7 @@ def few(values: Any, truncated: bool = False) -> bool:
     """Whether `values` (all a tensor's, unless `truncated`) are few enough (FEW) that the
     pages write them as they are, not as a shape and norm."""
     return not truncated and isinstance(parsed(values), list | int | float | complex) and (
-        len(flat(values)) <= FEW)
+        len(flat(values, FEW + 1)) <= FEW)
 
 
 def preview(values: Any, limit: int = 40) -> str:
@@ -89,7 +89,10 @@ def summed(values: Any, shape: list[int] | None, norm: float | None,
     items = flat(values)
     if norm is None and shape is not None and not truncated and all(
             type(v) in (int, float) for v in items):
-        norm = math.sqrt(sum(v * v for v in items))
+        try:
+            norm = math.sqrt(sum(v * v for v in items))
+        except OverflowError:  # integers beyond a float's range
+            norm = math.inf
     if norm is None or shape is None:
         return None
     return f"{'×'.join(map(str, shape))} ‖{number(norm)}‖"

@@ -24,7 +24,7 @@ from typing import Any
 from explorer.trace import Trace
 from explorer.trace.graph_view import FREED, MODIFIED, named_outputs, node_lines
 from explorer.trace.schema import Gradient, Graph, Node, Variable
-from explorer.views.carried import reached
+from explorer.views.carried import ancestry, reached
 from explorer.views.present import counted
 
 # PyTorch's words for a saved tensor changed in place: its type and shape, the node that made
@@ -134,7 +134,7 @@ def _freed(trace: Trace, code: str) -> Scene:
     called = call.graph if call is not None else None
     found = freed(graph) or (freed(trace.graphs[called]) if called is not None else [])
     if call is not None and call.raised and called is not None:  # those the call walked into
-        walked = set().union(*(reached(trace.graphs[called], r) for r in call.roots))
+        walked = reached(trace.graphs[called], *call.roots)
         found = [n for n in found if n.id in walked] or found
     last = trace.steps[-1] if trace.steps else None
     began = last.rounds[-1].began if last is not None and last.stopped and last.rounds else None
@@ -145,8 +145,8 @@ def _freed(trace: Trace, code: str) -> Scene:
     error_line = trace.error.line if trace.error else None
     loop = _loop(code, error_line)
     if loop is not None:
-        joined = {name for name, start in named_outputs(graph).items()
-                  if reached(graph, start) & set(nodes)}
+        reach = ancestry(graph, list(nodes))
+        joined = {name for name, start in named_outputs(graph).items() if reach.get(start)}
         carried = _carried(loop, joined)
         if carried is not None:
             kind, line, names = carried

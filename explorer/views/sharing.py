@@ -73,7 +73,8 @@ def changed_cells(now_values: Any, before_values: Any) -> set[Cell]:
     if before_values is None or _shape(now_values) != _shape(before_values):
         return set(now)
     before = cells(before_values)
-    return {index for index, value in now.items() if before[index] != value}
+    return {index for index, value in now.items()
+            if index not in before or before[index] != value}
 
 
 def variable_changes(now: Variable | None, before: Variable | None) -> set[Cell]:
@@ -114,7 +115,8 @@ def last_change(trace: Trace, left: str | None, right: str | None) -> int:
     states = [{}, *(step.variables for step in trace.steps)]
     changes = [index for index, (before, now) in enumerate(pairwise(states))
                if _verdict(now, left, right) != _verdict(before, left, right)
-               or any(variable_changes(now.get(name), before.get(name))
+               or any(now.get(name) is not before.get(name)  # unchanged: the same object
+                      and variable_changes(now.get(name), before.get(name))
                       for name in (left, right))]
     return changes[-1] if changes else len(trace.steps) - 1
 

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 from explorer.content.i18n import text
 from explorer.trace import Trace
-from explorer.trace.graph_view import Group, View, made_before
-from explorer.trace.schema import Call, Graph
+from explorer.trace.graph_view import Dates, Group, View
+from explorer.trace.schema import Call
 from explorer.views.export import animation_view
 from explorer.views.places import rounds_of
 
@@ -68,29 +68,31 @@ def timeline(trace: Trace, call: Call, forward: bool = True,
     shown = shown or animation_view(trace, call)
     wanted = {m for i, n in shown.nodes.items()  # its nodes
               for m in (n.members if isinstance(n, Group) else [i])}
-    graph = trace.graphs[call.graph] if call.graph is not None else None
+    dates = Dates(trace.graphs[call.graph]) if call.graph is not None else None
     seen: set[str] = set()
+    read: set[int] = set()  # graphs whose nodes are in `seen` (steps share them, unchanged)
     built: list[Built] = []
     for index, step in enumerate(trace.steps[:call.after]):
-        if step.graph is None:
+        if step.graph is None or step.graph in read:
             continue
+        read.add(step.graph)
         ids = {n.id for n in trace.graphs[step.graph].nodes} - seen
         seen |= ids
-        built += _built(trace, index, ids & wanted, graph)
+        built += _built(trace, index, ids & wanted, dates)
         if wanted <= seen:
             break
     if not wanted <= seen:
-        built += _built(trace, _calling(trace, call), wanted - seen, graph)
+        built += _built(trace, _calling(trace, call), wanted - seen, dates)
     return Timeline(tuple(built), len(call.steps))
 
 
-def _built(trace: Trace, index: int | None, added: set[str], graph: Graph | None
+def _built(trace: Trace, index: int | None, added: set[str], dates: Dates | None
            ) -> list[Built]:
     """The nodes `added` at step `index` (None: by lines not stepped): those the call's
-    `graph` dates before the step's round began, by lines not stepped before it."""
+    graph (its `dates`) dates before the step's round began, by lines not stepped before it."""
     rounds = trace.steps[index].rounds if index is not None else None
     began = rounds[-1].began if rounds else None
-    early = made_before(graph, added, began) if graph is not None else frozenset()
+    early = dates.before(added, began) if dates is not None else frozenset()
     return [b for b in (Built(None, early), Built(index, frozenset(added - early)))
             if b.added]
 

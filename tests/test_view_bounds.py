@@ -1,0 +1,172 @@
+"""The pages' work on a run's answer is bounded by the answer's size, not by a product of its
+parts: answers a run could send once past the sandbox (tests/forged.py), at the caps the
+check allows, each read by the page code that once took a minute or more over them (steps ×
+nodes, names × edges, steps × values), and the inputs that once raised on the server."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from explorer.trace import Trace
+from explorer.trace.check import MAX_MODULE
+from explorer.trace.graph_view import modules, node_lines, view
+from explorer.trace.schema import MAX_NESTING, Gradient
+from explorer.views import custom, predict
+from explorer.views.carried import alive
+from explorer.views.present import summed
+from explorer.views.scene import scene
+from explorer.views.sharing import changed_cells, last_change
+from explorer.views.timeline import timeline
+from tests.forged import forged, gradient
+
+BOUND_S = 2.0  # each took from 8 s to 2 minutes on these answers; now tens of milliseconds
+NODES = 20_000  # Limits().graph_nodes
+STEPS = 3_000
+
+
+def timed(work: Callable[[], Any]) -> Any:
+    """`work()`, checked to end within BOUND_S."""
+    start = time.perf_counter()
+    done = work()
+    assert time.perf_counter() - start < BOUND_S
+    return done
+
+
+def op(i: int, **fields: Any) -> dict[str, Any]:
+    return {"id": f"n{i}", "kind": "backward", "label": "MulBackward0",
+            "name": "MulBackward0"} | fields
+
+
+def tensor(i: int, kind: str = "output", **fields: Any) -> dict[str, Any]:
+    return {"id": f"t{i}", "kind": kind, "label": f"t{i}\n (1)", "shape": [1],
+            "dtype": "torch.float32", "device": "cpu", "requires_grad": True,
+            "is_leaf": kind == "leaf", "version": 0} | fields
+
+
+def grad(src: str, dst: str) -> dict[str, str]:
+    return {"src": src, "dst": dst, "kind": "grad"}
+
+
+def step(graph: int | None = 0, **fields: Any) -> dict[str, Any]:
+    return {"line": 2, "end_line": 2, "output": "", "variables": {}, "graph": graph} | fields
+
+
+ROUND = {"line": 1, "name": "i", "round": 5, "loop_began": 0, "previous_began": NODES // 2,
+         "began": NODES + 1}
+
+
+def test_a_timeline_reads_each_graph_once_whatever_the_steps() -> None:
+    """Steps in a loop's round, each showing one small graph, before a call whose graph is the
+    biggest a run draws: each step once dated the whole call graph's nodes."""
+    rest = [op(i, seq=i) for i in range(NODES - 3)]
+    called = {"dot": "x", "nodes": [tensor(1, names=["y"]), op(NODES, seq=NODES), *rest],
+              "edges": [grad(f"n{NODES}", "t1"),
+                        *(grad(f"n{i}", f"n{i + 1}") for i in range(NODES - 4))]}
+    small = {"dot": "x", "nodes": [tensor(9, "leaf", names=["x"])], "edges": []}
+    call = {"call": 1, "kind": "backward", "value": 1.0, "graph": 1, "roots": ["t1"],
+            "vector": None, "root": "t1", "after": STEPS, "leaf_grads": [],
+            "steps": [{"node": f"n{NODES}", "name": "MulBackward0",
+                       "grad_outputs": [gradient()], "grad_inputs": []}]}
+    trace = Trace.from_dict(forged(graphs=[small, called], backward=[call],
+                                   steps=[step(rounds=[ROUND])] * STEPS))
+    assert not trace.error
+    built = timed(lambda: timeline(trace, trace.backward[0]))
+    assert {node for b in built.built for node in b.added} == {"t1", f"n{NODES}"}
+    assert timed(lambda: node_lines(trace)) == {"t9": (2, 2)}
+
+
+def test_what_keeps_earlier_rounds_is_told_in_one_walk() -> None:
+    """A chain of nodes made in earlier rounds, each tensor named: each name once walked the
+    graph again (names × edges)."""
+    count = NODES // 2
+    nodes = [*(op(i, seq=i) for i in range(count)),
+             *(tensor(i, names=[f"v{i}"]) for i in range(count))]
+    edges = [*(grad(f"n{i}", f"n{i + 1}") for i in range(count - 1)),
+             *(grad(f"n{i}", f"t{i}") for i in range(count))]
+    trace = Trace.from_dict(forged(graphs=[{"dot": "x", "nodes": nodes, "edges": edges}],
+                                   steps=[step(rounds=[ROUND])]))
+    kept = timed(lambda: alive(trace, 0))
+    assert kept is not None and kept.nodes == count
+    [keeper] = kept.keepers  # the last reaches all; each other wholly within it, not told
+    assert (keeper.names, keeper.nodes, keeper.first, keeper.last) == (
+        (f"v{count - 1}",), count, 1, 3)  # all made before round 4 began
+
+
+def test_a_cycle_no_graph_autograd_made_has_ends_the_walk() -> None:
+    nodes = [op(0, seq=0), op(1, seq=1), tensor(0, names=["a"])]
+    edges = [grad("n0", "n1"), grad("n1", "n0"), grad("n1", "t0")]
+    trace = Trace.from_dict(forged(graphs=[{"dot": "x", "nodes": nodes, "edges": edges}],
+                                   steps=[step(rounds=[ROUND])]))
+    kept = timed(lambda: alive(trace, 0))
+    assert kept is not None and [k.names for k in kept.keepers] == [("a",)]
+
+
+def test_the_scene_of_a_freed_graph_walks_it_once_for_all_names() -> None:
+    """Two freed nodes, a thousand names on each of their outputs, 80,000 edges: the scene
+    once walked the graph again for each name."""
+    freed = "saved values freed by backward()"
+    nodes = [op(0, saved={"self": freed}), op(1, saved={"self": freed}),
+             tensor(0, names=[f"a{j}" for j in range(1000)]),
+             tensor(1, names=[f"b{j}" for j in range(1000)]),
+             *(op(i) for i in range(2, NODES - 4))]
+    edges = [grad("n0", "t0"), grad("n1", "t1")] * 40_000
+    call = {"call": 1, "kind": "backward", "value": 1.0, "graph": 0, "roots": ["t0"],
+            "vector": None, "root": "t0", "raised": True, "steps": [], "leaf_grads": []}
+    trace = Trace.from_dict(forged(
+        ok=False, error={"type": "RuntimeError", "line": 3, "message":
+                         "Trying to backward through the graph a second time"},
+        graphs=[{"dot": "x", "nodes": nodes, "edges": edges}], backward=[call],
+        steps=[step(line=3, end_line=3)]))
+    code = "for i in range(2):\n    a0 = a0 * 2\n    a0.backward()\n"
+    said = timed(lambda: scene(trace, code))
+    assert said is not None and (said.kind, said.line) == ("freed_loop", 2)
+
+
+def test_module_paths_are_cut_to_a_depth_and_walked_up_once() -> None:
+    """Paths 1,000 modules deep, each node's its own: every prefix of each was made and drawn
+    as a box (40 nodes: 40,000 boxes)."""
+    deep = [tensor(i, module=(f"b{i}." + "a." * 1000)[:2000].rstrip("."))
+            for i in range(2_000)]
+    graph = Trace.from_dict(forged(graphs=[{"dot": "x", "nodes": deep, "edges": []}],
+                                   steps=[step()])).graphs[0]
+    assert {len(n.module.split(".")) for n in graph.nodes} == {MAX_NESTING}
+    assert max(len(n.module) for n in graph.nodes) <= MAX_MODULE
+    paths = timed(lambda: modules(graph))
+    assert len(paths) == 2_000 * MAX_NESTING  # bK, and the 15 boxes within it
+    assert "b7.a.a" in paths and timed(lambda: view(graph)).dot.count("subgraph") == len(paths)
+
+
+def test_a_pair_unchanged_for_thousands_of_steps_is_compared_once() -> None:
+    """A step that sends a variable unchanged (null) holds the very object the step before
+    did: its 3,999 cells (as many as a run may send) were compared anew at each step."""
+    count = 3_999
+    array = {"kind": "tensor", "shape": [count], "dtype": "torch.float32", "device": "cpu",
+             "requires_grad": False, "is_leaf": True, "numel": count, "truncated": False,
+             "values": [0.0] * count, "memory": [0, 4 * count], "data_ptr": 0}
+    other = array | {"kind": "ndarray", "memory": [10**6, 10**6 + 4 * count], "data_ptr": 10**6}
+    steps = [step(None, variables={"a": array, "b": other}),
+             *[step(None, variables={"a": None, "b": None})] * (STEPS - 1)]
+    trace = Trace.from_dict(forged(steps=steps, variables={"a": None, "b": None}))
+    assert isinstance(trace.steps[-1].variables["a"].values, list)
+    assert timed(lambda: last_change(trace, "a", "b")) == 0
+
+
+def test_cells_ragged_differently_all_count_as_changed() -> None:
+    assert changed_cells([[1], [2, 3]], [[1], [2]]) == {(1, 1)}  # a cell the step before lacks
+
+
+def test_integers_past_a_floats_range_are_written_and_judged() -> None:
+    huge = 10 ** 400
+    assert summed([huge, 1], [2], None, False) == "2 ‖inf‖"
+    verdict = predict.judge([1.0], Gradient(shape=[1], dtype="torch.int64", device="cpu",
+                                            values=[-huge], truncated=False, norm=0.0,
+                                            max_abs=0.0))
+    assert not verdict.right and verdict.expected == [float("-inf")]
+
+
+def test_a_program_too_deep_to_write_back_has_no_gradient_check() -> None:
+    """`ast.unparse` of a base 1,000 terms deep recursed past the limit on every page."""
+    code = "class G(" + "+".join(["0"] * 1_000) + "):\n    pass\n"
+    assert custom.gradient_checks(code) == ([], "")
