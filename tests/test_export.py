@@ -21,7 +21,7 @@ from explorer.cli import write_whole
 from explorer.content.i18n import text
 from explorer.pool.worker import WorkerPool
 from explorer.trace import Trace
-from explorer.trace.graph_view import added, named_outputs, view
+from explorer.trace.graph_view import named_outputs, view
 from explorer.trace.wire import trace_message
 from explorer.views.animation import figure, left_off
 from explorer.views.export import (
@@ -33,6 +33,7 @@ from explorer.views.export import (
     graph_svg,
     trace_json,
 )
+from explorer.views.graph_page import statement_added
 from explorer.views.present import node_values
 from explorer.views.render import positions, svg
 from tests.conftest import ARTIFACTS, ROOT
@@ -68,7 +69,7 @@ def test_the_dot_is_the_graph_pages_default_view_of_the_last_step(
     # Here the last assigned is `z`: its graph holds AddBackward0, not y's MulBackward0.
     trace = pool.run("x = torch.ones(2, requires_grad=True)\ny = x * 2\nz = x + 1\n")
     z = named_outputs(trace.graph)["z"]
-    new = added(trace.graph, trace.graphs[trace.steps[-2].graph])
+    new = statement_added(trace, len(trace.steps) - 1)
     assert graph_dot(trace) == view(trace.graph, [z], notes=node_values(
         trace.graph, trace.steps[-1].variables), marked=new).dot
     assert "AddBackward0" in graph_dot(trace) and "MulBackward0" not in graph_dot(trace)

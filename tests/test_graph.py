@@ -17,7 +17,6 @@ from explorer.record.execute import execute
 from explorer.record.graph import Ids, record
 from explorer.trace.graph_view import (
     COLLAPSE_ABOVE,
-    added,
     checked_dot,
     modules,
     named_outputs,
@@ -25,6 +24,7 @@ from explorer.trace.graph_view import (
     outputs,
     view,
 )
+from explorer.views.graph_page import statement_added
 from explorer.views.numbers import number
 from explorer.views.present import node_values
 from explorer.views.render import LayoutError, svg
@@ -434,7 +434,7 @@ def test_a_tensor_too_big_to_send_whole_is_written_as_its_shape_and_norm() -> No
 def test_the_nodes_a_statement_added_are_outlined() -> None:
     trace = execute(PLAIN_SEED)  # y = x + 2 on line 2, z = y * y * 3 on line 3
     graphs = [trace.graphs[s.graph] if s.graph is not None else None for s in trace.steps]
-    new = added(graphs[2], graphs[1])
+    new = statement_added(trace, 2)
     kinds = Counter(n.name or n.kind for n in graphs[2].nodes if n.id in new)
     assert kinds == {"MulBackward0": 2, "output": 1, "saved": 1}  # and y * y, saved by `* 3`
     dot = view(graphs[2], marked=new).dot
@@ -445,7 +445,7 @@ def test_the_nodes_a_statement_added_are_outlined() -> None:
     assert sorted((kind[i], fill) for i, fill in marked) == [
         ("backward", "lightgrey"), ("backward", "lightgrey"), ("output", "darkolivegreen1"),
         ("saved", "orange")]
-    assert added(graphs[0], None) == {n.id for n in graphs[0].nodes}
+    assert statement_added(trace, 0) == {n.id for n in graphs[0].nodes}
 
 
 ISSUE_31 = """x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)

@@ -27,10 +27,12 @@ from explorer.record.lines import FORGET, Plan
 from explorer.safety.limits import Limits, TimeLimit
 from explorer.safety.sandbox import FILENAME
 from explorer.trace import Trace
-from explorer.trace.graph_view import default_root, named_outputs
+from explorer.trace.graph_view import default_root, named_outputs, node_lines
 from explorer.trace.notes import english
 from explorer.trace.schema import MAX_NESTING, Round
 from explorer.trace.wire import trace_message
+from explorer.views.graph_page import statement_added
+from explorer.views.timeline import timeline
 from tests.plain import PlainRun, run_plain, without_addresses
 
 LIMITS = Limits(time_s=30)  # generous: fidelity is judged on values, not on speed
@@ -704,6 +706,38 @@ def test_a_function_returning_a_tuple_is_drawn_first_for_its_first_tensor() -> N
     assert default_root(trace, returning, named_outputs(graph)) == "return[0]"
 
 
+ARGUMENT = ("def act(z):\n    return torch.tanh(z)\n\nx = torch.ones(2, 3)\n"
+            "W = torch.full((3, 2), 0.5, requires_grad=True)\ny = act(x @ W).sum()\n"
+            "y.backward()\n")
+
+
+def test_what_a_calls_argument_made_is_the_calling_lines_not_the_functions() -> None:
+    trace = run(ARGUMENT)
+    ops = {n.name: n.id for n in trace.graphs[trace.steps[-1].graph].nodes
+           if n.kind == "backward"}
+    lines = node_lines(trace)
+    assert {name: lines[node][0] for name, node in ops.items()} == {
+        "SumBackward0": 6, "TanhBackward0": 2, "MmBackward0": 6, "AccumulateGrad": 6}
+    (returning,) = [i for i, s in enumerate(trace.steps) if s.calls]
+    assert ops["MmBackward0"] not in statement_added(trace, returning)
+    assert ops["TanhBackward0"] in statement_added(trace, returning)
+    assert ops["MmBackward0"] in statement_added(trace, returning + 1)  # y = act(x @ W).sum()
+    (call,) = trace.backward
+    made = {trace.steps[b.step].line if b.step is not None else None: b.added
+            for b in timeline(trace, call).built}
+    assert ops["MmBackward0"] in made[6] and ops["TanhBackward0"] in made[2]
+
+
+def test_a_recursive_functions_arguments_are_each_callers_line() -> None:
+    trace = run("def down(x, n):\n    if n == 0:\n        return x\n"
+                "    return down(torch.relu(x) + 1, n - 1)\n\n"
+                "w = torch.ones(2, requires_grad=True)\nout = down(w * 2, 3)\n")
+    lines = node_lines(trace)
+    made = {n.name: lines[n.id][0] for n in trace.graphs[trace.steps[-1].graph].nodes
+            if n.kind == "backward" and n.name != "AccumulateGrad"}
+    assert made == {"MulBackward0": 7, "ReluBackward0": 4, "AddBackward0": 4}
+
+
 def test_a_return_step_lets_the_value_go_as_the_function_returns() -> None:
     # A frame that outlives its call (a traceback holds it) keeps no value the rewrite held.
     tree = ast.parse("def f(x):\n    try:\n        1 / 0\n    except ZeroDivisionError as e:\n"
@@ -711,7 +745,7 @@ def test_a_return_step_lets_the_value_go_as_the_function_returns() -> None:
     found = lines_module.plan(tree)
     frames: list[Any] = []
     namespace = {"frames": frames, "__ae_line__": lambda number: None,
-                 "__ae_recursion__": RecursionError}
+                 "__ae_enter__": lambda: None, "__ae_recursion__": RecursionError}
     exec(compile(tree, "<planned>", "exec"), namespace)  # noqa: S102 - the test's own program
     assert namespace["f"](1) == [1] and found.places[-1].returns
     assert lines_module.RETURNED not in frames[0].f_locals
@@ -938,17 +972,22 @@ def test_time_limit_holds_for_an_endless_loop_with_steps() -> None:
 
 
 class _Counting(dict):  # type: ignore[type-arg]
-    """A dict that remembers the most entries it held."""
+    """A dict that remembers the most entries it held, by its name."""
 
-    peak = 0
+    peaks: dict[str, int] = {}
+
+    def __init__(self, name: str, value: dict[Any, Any]) -> None:
+        super().__init__(value)
+        self.name = name
 
     def __setitem__(self, key: Any, value: Any) -> None:
         super().__setitem__(key, value)
-        _Counting.peak = max(_Counting.peak, len(self))
+        _Counting.peaks[self.name] = max(_Counting.peaks.get(self.name, 0), len(self))
 
 
 class _Watched(lines_module.Lines):
-    """Lines whose round counters are `_Counting`, however often they are made anew."""
+    """Lines whose round counters and functions' clocks are `_Counting`, however often they
+    are made anew."""
 
     @property
     def _rounds(self) -> dict[Any, int]:
@@ -956,12 +995,21 @@ class _Watched(lines_module.Lines):
 
     @_rounds.setter
     def _rounds(self, value: dict[Any, int]) -> None:
-        self.__dict__["_rounds"] = _Counting(value)
+        self.__dict__["_rounds"] = _Counting("_rounds", value)
+
+    @property
+    def _entered(self) -> dict[Any, int]:
+        return self.__dict__["_entered"]
+
+    @_entered.setter
+    def _entered(self, value: dict[Any, int]) -> None:
+        self.__dict__["_entered"] = _Counting("_entered", value)
 
 
 def test_round_counters_stay_bounded() -> None:
     # 20,000 calls each starting a loop, 6,000 generators left paused inside theirs, and a
-    # recursion with a loop in each frame: the counters are forgotten past FORGET entries.
+    # recursion with a loop in each frame: the counters (and the clocks of the functions
+    # begun) are forgotten past FORGET entries.
     code = ("def once():\n    for j in range(1):\n        x = j\n\n"
             "def gen():\n    for k in range(3):\n        yield k\n\n"
             "def down(n):\n    for i in range(1):\n        if n:\n            down(n - 1)\n\n"
@@ -969,11 +1017,12 @@ def test_round_counters_stay_bounded() -> None:
             "paused = []\nfor n in range(6_000):\n    g = gen()\n    first = next(g)\n"
             "    paused.append(g)\n"
             "down(300)\n")
-    _Counting.peak = 0
+    _Counting.peaks.clear()
     with mock.patch.object(execute_module, "Lines", _Watched):
         trace = execute(code, limits=Limits(time_s=60))
     assert trace.ok, trace.error
-    assert FORGET <= _Counting.peak <= FORGET + 2  # it filled, then was forgotten
+    for peak in (_Counting.peaks["_rounds"], _Counting.peaks["_entered"]):
+        assert FORGET <= peak <= FORGET + 2  # it filled, then was forgotten
 
 
 def test_a_huge_loop_body_is_capped_and_valid() -> None:

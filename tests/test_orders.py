@@ -207,8 +207,11 @@ def test_the_graph_page_counts_the_orders_and_draws_one_at_a_time(lang: str) -> 
                      "order 3]: 3 nodes"],
               "zh": ["1 阶 · 前向]：2 个节点", "2 阶]：3 个节点", "3 阶]：3 个节点"]}[lang]
     assert all(c in said for c in counts), said
-    picture, _ = graph_viewer(at)
-    assert _drawn(picture).count("PowBackward0") == 3
+    picture, _ = graph_viewer(at)  # the graph of h: its own nodes, third-order all
+    assert _drawn(picture).count("PowBackward0") == 1
+    (roots,) = [m for m in at.multiselect if m.key.startswith("graph.roots.")]
+    roots.set_value([]).run()  # the graph of every output: each order's PowBackward0
+    assert _drawn(graph_viewer(at)[0]).count("PowBackward0") == 3
     at.session_state["graph.order"] = 3
     at.run()
     drawn = _drawn(graph_viewer(at)[0])

@@ -15,6 +15,7 @@ from explorer.trace.graph_view import modules, node_lines, view
 from explorer.trace.schema import MAX_NESTING, Gradient
 from explorer.views import custom, predict
 from explorer.views.carried import alive
+from explorer.views.graph_page import statement_added
 from explorer.views.present import summed
 from explorer.views.scene import scene
 from explorer.views.sharing import changed_cells, last_change
@@ -75,6 +76,17 @@ def test_a_timeline_reads_each_graph_once_whatever_the_steps() -> None:
     built = timed(lambda: timeline(trace, trace.backward[0]))
     assert {node for b in built.built for node in b.added} == {"t1", f"n{NODES}"}
     assert timed(lambda: node_lines(trace)) == {"t9": (2, 2)}
+
+
+def test_nodes_left_to_a_calling_line_are_not_dated_again_at_each_step() -> None:
+    """Steps inside functions, each begun later than every node of the graph was made: what
+    their caller's line made waits for its step, and was dated anew at each step."""
+    nodes = [op(i, seq=i) for i in range(NODES)]
+    steps = [step(calls=["f"], entered=NODES + k) for k in range(STEPS)]
+    trace = Trace.from_dict(forged(graphs=[{"dot": "x", "nodes": nodes, "edges": []}],
+                                   steps=steps))
+    assert timed(lambda: node_lines(trace)) == {}
+    assert timed(lambda: statement_added(trace, STEPS - 1)) == frozenset()
 
 
 def test_what_keeps_earlier_rounds_is_told_in_one_walk() -> None:

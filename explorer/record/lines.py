@@ -1,11 +1,12 @@
 """Steps at the lines inside loops, blocks and the program's own functions. Runs in a worker.
 
 `plan` rewrites a checked program so that each line inside a top-level statement tells
-`Lines` when it has run (`__ae_line__(place)`), a `return` before it returns (the value is
-held in `__ae_returned__` for the step to show, and let go as the function returns), each
-loop when it starts (`__ae_loop__(loop, iterable)`, which hands the iterable back untouched)
-and each round (`__ae_round__(loop)`). The program sees nothing of it: no value, order or
-line number changes, and the calls run none of its code. Top-level statements are stepped by
+`Lines` when it has run (`__ae_line__(place)`), each function of the program's when it begins
+(`__ae_enter__()`), a `return` before it returns (the value is held in `__ae_returned__` for
+the step to show, and let go as the function returns), each loop when it starts
+(`__ae_loop__(loop, iterable)`, which hands the iterable back untouched) and each round
+(`__ae_round__(loop)`). The program sees nothing of it: no value, order or line number
+changes, and the calls run none of its code. Top-level statements are stepped by
 explorer.record.execute as before; a line inside one becomes a step of its own when the
 innermost loop around it (in its function, else in those that called it) is in a round kept.
 A loop's rounds are counted over the whole run, in every frame and every run of the loop, so
@@ -116,7 +117,10 @@ class _Planner:
         """A function's body steps when it is called (with no loops of its caller's: those are
         the caller frame's); a class's methods do, not the class body itself."""
         if isinstance(node, FUNCTIONS):
-            node.body = self.block(node.body, ())
+            body = self.block(node.body, ())
+            first = 1 if body and _docstring(body[0]) else 0  # a docstring stays the first
+            node.body = [*body[:first], _passable(ast.copy_location(ast.Expr(_call("enter")),
+                                                                    node.body[0])), *body[first:]]
         elif isinstance(node, ast.ClassDef):
             for inner in node.body:
                 self.definition(inner)
@@ -184,9 +188,14 @@ class _Planner:
         number = len(self.found.places)
         self.found.places.append(Place(statement.lineno, statement.end_lineno or
                                        statement.lineno, loops, returns))
-        call = ast.Expr(_call("line", number))
-        passed = ast.ExceptHandler(ast.Name("__ae_recursion__", ast.Load()), None, [ast.Pass()])
-        return ast.copy_location(ast.Try([call], [passed], [], []), statement)
+        return _passable(ast.copy_location(ast.Expr(_call("line", number)), statement))
+
+
+def _passable(call: ast.Expr) -> ast.stmt:
+    """`call` passed over at the recursion limit, where even it cannot start: as if it were
+    not there."""
+    passed = ast.ExceptHandler(ast.Name("__ae_recursion__", ast.Load()), None, [ast.Pass()])
+    return ast.copy_location(ast.Try([call], [passed], [], []), call)
 
 
 def _guard(statement: ast.stmt) -> bool:
@@ -237,11 +246,12 @@ FRESH = _Round(1, 1, True)  # a loop's round where its frame has not said (round
 class Where:
     """Where a line ran: the loops around it, outermost first, each in its round; the
     program's functions it is in, outermost first; the innermost function's frame (None at
-    top level)."""
+    top level) and the run's clock as that function began."""
 
     rounds: list[Round]
     calls: list[str]
     frame: FrameType | None
+    entered: int | None = None
 
 
 class Lines:
@@ -274,6 +284,7 @@ class Lines:
         self.failed = 0  # steps that could not be made
         self.paused = 0  # inside a saved tensor's hooks, or once the run is over
         self._rounds: dict[tuple[int, int], _Round] = {}  # (frame, loop) → its round
+        self._entered: dict[int, int] = {}  # a function's frame → the run's clock as it began
         self._total: dict[int, int] = {}  # loop → rounds it started over the run
         self._lengths: dict[tuple[int, int], int] = {}  # (frame, loop) → rounds it will run
         self._in_last: set[tuple[int, int]] = set()  # (frame, loop) that began its last round
@@ -284,6 +295,7 @@ class Lines:
     def hooks(self) -> dict[str, Callable[..., Any]]:
         """The names a planned program calls, for its namespace."""
         return {"__ae_line__": self.line, "__ae_loop__": self.loop, "__ae_round__": self.round,
+                "__ae_enter__": self.enter,
                 "__ae_recursion__": RecursionError}
 
     @contextmanager
@@ -325,13 +337,22 @@ class Lines:
                                    loop_began=self.now())
         return iterable
 
+    def enter(self) -> None:
+        """A function of the program's begins: the run's clock then dates what the line that
+        called it made before the call (`Where.entered`)."""
+        frame = sys._getframe(1)
+        if len(self._entered) > FORGET:
+            self._forget(frame)
+        self._entered[id(frame)] = self.now()
+
     def _forget(self, frame: FrameType) -> None:
-        """Drop the rounds of frames no longer running (a generator paused in a loop starts
-        its rounds again)."""
+        """Drop the rounds and clocks of frames no longer running (a generator paused in a
+        loop starts its rounds again)."""
         alive = {id(f) for f, _ in running(frame)}
         self._rounds = {k: v for k, v in self._rounds.items() if k[0] in alive}
         self._lengths = {k: v for k, v in self._lengths.items() if k[0] in alive}
         self._in_last = {k for k in self._in_last if k[0] in alive}
+        self._entered = {k: v for k, v in self._entered.items() if k in alive}
 
     def round(self, number: int) -> None:
         key = (id(sys._getframe(1)), number)
@@ -440,7 +461,8 @@ class Lines:
             loops = None
             rounds[:0] = [self._round(frame, n) for n in numbers]
         calls.reverse()
-        return Where(rounds[-MAX_NESTING:], calls[-MAX_NESTING:], innermost)
+        entered = self._entered.get(id(innermost)) if innermost is not None else None
+        return Where(rounds[-MAX_NESTING:], calls[-MAX_NESTING:], innermost, entered)
 
     def _round(self, frame: FrameType, number: int) -> Round:
         key = (id(frame), number)

@@ -38,6 +38,7 @@ class Step:
     rounds: list[schema.Round] | None = None  # the loops around it, outermost first
     calls: list[str] | None = None  # the program's functions it is in, outermost first
     locals: Variables | None = None  # the innermost function's variables
+    entered: int | None = None  # the run's clock as the innermost of `calls` began
     stopped: bool | None = None
 
     @property
@@ -128,7 +129,8 @@ class Trace:
             error=None if error is None else error_info(error.type, error.message, error.line),
             steps=[Step(line=s.line, end_line=s.end_line, output=s.output,
                         variables=s.variables, graph=s.graph, within=s.within,
-                        rounds=s.rounds, calls=s.calls, locals=s.locals, stopped=s.stopped)
+                        rounds=s.rounds, calls=s.calls, locals=s.locals, entered=s.entered,
+                        stopped=s.stopped)
                    for s in answer.steps],
             graphs=answer.graphs,  # made Graphs by the check
             backward=answer.backward, library=answer.library, unstepped=answer.unstepped,

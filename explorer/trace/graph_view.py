@@ -18,11 +18,12 @@ per run); explorer.record.graph uses them too.
 from __future__ import annotations
 
 import functools
+import math
 import re
-from collections import defaultdict
+from collections import defaultdict, deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from graphviz import Digraph, quoting
 from msgspec.structs import replace
@@ -173,23 +174,46 @@ def _makers(graph: Graph) -> dict[str, Node]:
             for name in node.names or ()}
 
 
+class Made(NamedTuple):
+    """Where a node was made: at step `step` (its index in Trace.steps), by its line; or, not
+    `stepped`, by lines not stepped before it."""
+
+    step: int
+    stepped: bool
+
+
+def made_at(trace: Trace, steps: int | None = None) -> dict[str, Made]:
+    """Node id -> where it was made, read from the first `steps` steps (all: None): at the
+    first step whose graph holds it (ids are stable through a run), by the step's line; but
+    by lines not stepped where it was made before the step's round began (`Round.began`), and
+    by the line that called the step's function where it was made before the function began
+    (`Step.entered`: `f(x @ w)`), at that line's step once the call returns. Nodes are dated
+    as `Dates` says. Each graph's nodes are sorted by date once, and each step takes from
+    either end of what is left: the run's steps cost what their graphs hold, once."""
+    made: dict[str, Made] = {}
+    waiting: dict[int, deque[tuple[float, str]]] = {}  # graph -> its nodes left, by date
+    for index, step in enumerate(trace.steps[:steps]):
+        if step.graph is None:
+            continue
+        if step.graph not in waiting:
+            dates = Dates(trace.graphs[step.graph]).date
+            waiting[step.graph] = deque(sorted((d, n) for n, d in dates.items() if n not in made))
+        left = waiting[step.graph]
+        began = step.rounds[-1].began if step.rounds else None
+        since = -math.inf if began is None else began
+        while left and left[0][0] < since:  # made in rounds not stepped
+            made.setdefault(left.popleft()[1], Made(index, False))
+        after = max(since, -math.inf if step.entered is None else step.entered)
+        while left and left[-1][0] >= after:  # by this line (before it: by the caller's)
+            made.setdefault(left.pop()[1], Made(index, True))
+    return made
+
+
 def node_lines(trace: Trace) -> dict[str, tuple[int, int]]:
-    """Node id -> the first and last line of the statement that added the node to the graph
-    (the first step whose graph holds it; ids are stable through a run). A node made before
-    that step's round began (`Node.seq`, `Round.began`) was made by lines not stepped: none."""
-    lines: dict[str, tuple[int, int]] = {}
-    seen: set[str] = set()
-    read: set[int] = set()  # graphs whose nodes are in `seen` (steps share them, unchanged)
-    for step in trace.steps:
-        if step.graph is not None and step.graph not in read:
-            read.add(step.graph)
-            began = step.rounds[-1].began if step.rounds else None
-            for node in trace.graphs[step.graph].nodes:
-                if node.id not in seen:
-                    seen.add(node.id)
-                    if began is None or node.seq is None or node.seq >= began:
-                        lines[node.id] = (step.line, step.end_line)
-    return lines
+    """Node id -> the first and last line of the statement that made it (`made_at`); none for
+    one made by lines not stepped."""
+    return {node: (trace.steps[at.step].line, trace.steps[at.step].end_line)
+            for node, at in made_at(trace).items() if at.stepped}
 
 
 def view(graph: Graph, roots: list[str] | None = None, show_saved: bool = True,
@@ -257,39 +281,27 @@ def _custom(nodes: dict[str, Node], node: str) -> bool:
     return node in nodes and bool(nodes[node].custom)
 
 
-def added(graph: Graph, before: Graph | None, began: int | None = None) -> frozenset[str]:
-    """The ids of the nodes `graph` has and the graph `before` it had not, but those made
-    before `began` (a step's round began then: rounds not stepped made them)."""
-    had = {n.id for n in before.nodes} if before else set()
-    new = {n.id for n in graph.nodes if n.id not in had}
-    return frozenset(new - Dates(graph).before(new, began))
-
-
 class Dates:
-    """When the nodes of one graph were made, asked of many sets of its nodes in turn (each
-    statement's, against its round's start): read once, each answer then costs only the
-    nodes it is asked about and their edges."""
+    """When the nodes of one graph were made (`date`), as the run's clock says: a backward
+    node by its sequence number (`Node.seq`); one without (a tensor, a leaf's AccumulateGrad)
+    by the latest of the numbered nodes it is joined to, or never before anything (infinite)
+    where it is joined to none."""
 
     def __init__(self, graph: Graph) -> None:
-        self.seq = {n.id: n.seq for n in graph.nodes}
-        self.tensors = {n.id for n in graph.nodes if n.seq is None and n.kind != "backward"}
-        self.joined: dict[str, set[str]] = defaultdict(set)
+        self.date: dict[str, float] = {n.id: n.seq for n in graph.nodes if n.seq is not None}
+        joined: dict[str, float] = {}
         for edge in graph.edges:
-            self.joined[edge.src].add(edge.dst)
-            self.joined[edge.dst].add(edge.src)
+            for end, other in ((edge.src, edge.dst), (edge.dst, edge.src)):
+                if other in self.date and end not in self.date:
+                    joined[end] = max(joined.get(end, -math.inf), self.date[other])
+        self.date |= {n.id: joined.get(n.id, math.inf) for n in graph.nodes
+                      if n.id not in self.date}
 
     def before(self, ids: set[str], began: int | None) -> frozenset[str]:
-        """Of the nodes `ids`, those made before the sequence number `began`: a backward node
-        by its own number (`Node.seq`), a tensor when each node it is joined to was."""
+        """Of the nodes `ids`, those made before the sequence number `began`."""
         if began is None:
             return frozenset()
-
-        def old(node: str) -> bool:
-            seq = self.seq.get(node)
-            return seq is not None and seq < began
-
-        return frozenset(i for i in ids if old(i) or i in self.tensors and self.joined[i]
-                         and all(map(old, self.joined[i])))
+        return frozenset(i for i in ids if self.date.get(i, math.inf) < began)
 
 
 def modules(graph: Graph) -> list[str]:

@@ -290,6 +290,9 @@ class Step(TypedDict):
     rounds: list[Round] | None  # the loops around it, outermost first
     calls: list[str] | None  # the program's functions it is in, outermost first
     locals: dict[str, Variable] | None  # the innermost function's variables
+    # The run's clock (Node.seq) as the innermost of `calls` began: what the line that called
+    # it made before is that line's
+    entered: Count | None
     stopped: bool | None  # the state where the run's error stopped this line
 
 
@@ -345,6 +348,7 @@ class SentStep(Record, kw_only=True):
     rounds: Rounds | None = None
     calls: Annotated[list[str], msgspec.Meta(max_length=MAX_NESTING)] | None = None
     locals: dict[str, Variable] | None = None
+    entered: Count | None = None
     stopped: bool | None = None
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from explorer.trace import Trace
-from explorer.trace.graph_view import View, added, default_root, named_outputs, view
+from explorer.trace.graph_view import Made, View, default_root, made_at, named_outputs, view
 from explorer.views.animation import NUMBERS_UP_TO
 from explorer.views.places import rounds_of
 from explorer.views.present import node_values
@@ -50,16 +50,14 @@ def drawn(trace: Trace, index: int, options: Options,
 
 
 def statement_added(trace: Trace, index: int) -> frozenset[str]:
-    """The nodes the statement of step `index` added to its graph: those new since the step
-    before, but any made before its round began (in rounds not stepped); none where the run's
-    error stopped a round not stepped (what its line made is not known apart)."""
+    """The nodes the statement of step `index` made (`made_at`); none where the run's error
+    stopped a round not stepped (what its line made is not known apart)."""
     step = trace.steps[index]
     previous = trace.steps[index - 1] if index else None
     if step.stopped and rounds_of(step.rounds) != rounds_of(previous and previous.rounds):
         return frozenset()
-    before = previous.graph if previous is not None else None
-    return added(trace.graphs[step.graph], trace.graphs[before] if before is not None else None,
-                 step.rounds[-1].began if step.rounds else None)
+    return frozenset(node for node, at in made_at(trace, index + 1).items()
+                     if at == Made(index, True))
 
 
 def no_graph(trace: Trace, index: int) -> str:

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 from explorer.content.i18n import text
 from explorer.trace import Trace
-from explorer.trace.graph_view import Dates, Group, View
-from explorer.trace.schema import Call
+from explorer.trace.graph_view import Dates, Group, Made, View, made_at
+from explorer.trace.schema import Call, Graph
 from explorer.views.export import animation_view
 from explorer.views.places import rounds_of
 
@@ -57,42 +57,32 @@ def timeline(trace: Trace, call: Call, forward: bool = True,
              shown: View | None = None) -> Timeline:
     """The timeline of backward `call` of `trace`; without its statements if not `forward`.
     `shown`: the call's picture (explorer.views.export.animation_view), if already made.
-    A node belongs to the first step before the call whose graph holds it (explorer.trace.
-    graph_view's node_lines: ids are stable through a run), unless it was made before that
-    step's round began (`Node.seq`, `Round.began`): then to lines not stepped, just before it.
-    One no such graph held was made by the statement that called backward (or its lines not
-    stepped): it belongs to that statement's step, the one right after the call in the same
-    rounds, where it was stepped."""
+    A node belongs to the step before the call that made it (explorer.trace.graph_view's
+    made_at), or to the lines not stepped just before it. One no such step made was made by
+    the statement that called backward (or its lines not stepped): it belongs to that
+    statement's step, the one right after the call in the same rounds, where it was stepped."""
     if not forward:
         return Timeline((), len(call.steps))
     shown = shown or animation_view(trace, call)
     wanted = {m for i, n in shown.nodes.items()  # its nodes
               for m in (n.members if isinstance(n, Group) else [i])}
-    dates = Dates(trace.graphs[call.graph]) if call.graph is not None else None
-    seen: set[str] = set()
-    read: set[int] = set()  # graphs whose nodes are in `seen` (steps share them, unchanged)
-    built: list[Built] = []
-    for index, step in enumerate(trace.steps[:call.after]):
-        if step.graph is None or step.graph in read:
-            continue
-        read.add(step.graph)
-        ids = {n.id for n in trace.graphs[step.graph].nodes} - seen
-        seen |= ids
-        built += _built(trace, index, ids & wanted, dates)
-        if wanted <= seen:
-            break
-    if not wanted <= seen:
-        built += _built(trace, _calling(trace, call), wanted - seen, dates)
+    made: dict[Made, set[str]] = {}
+    for node, at in made_at(trace, call.after).items():
+        if node in wanted:
+            made.setdefault(at, set()).add(node)
+    built = [Built(at.step if at.stepped else None, frozenset(nodes))
+             for at, nodes in sorted(made.items())]  # lines not stepped before the step's
+    rest = wanted - set().union(*made.values())
+    if rest and call.graph is not None:
+        built += _built(trace, _calling(trace, call), rest, trace.graphs[call.graph])
     return Timeline(tuple(built), len(call.steps))
 
 
-def _built(trace: Trace, index: int | None, added: set[str], dates: Dates | None
-           ) -> list[Built]:
+def _built(trace: Trace, index: int | None, added: set[str], graph: Graph) -> list[Built]:
     """The nodes `added` at step `index` (None: by lines not stepped): those the call's
-    graph (its `dates`) dates before the step's round began, by lines not stepped before it."""
+    `graph` dates before the step's round began, by lines not stepped before it."""
     rounds = trace.steps[index].rounds if index is not None else None
-    began = rounds[-1].began if rounds else None
-    early = dates.before(added, began) if dates is not None else frozenset()
+    early = Dates(graph).before(added, rounds[-1].began if rounds else None)
     return [b for b in (Built(None, early), Built(index, frozenset(added - early)))
             if b.added]
 
