@@ -985,25 +985,17 @@ class _Counting(dict):  # type: ignore[type-arg]
         _Counting.peaks[self.name] = max(_Counting.peaks.get(self.name, 0), len(self))
 
 
+def _counted(name: str) -> Any:
+    """An attribute of Lines held as a `_Counting`, however often it is made anew."""
+    return property(lambda self: self.__dict__[name],
+                    lambda self, value: self.__dict__.__setitem__(name, _Counting(name, value)))
+
+
 class _Watched(lines_module.Lines):
-    """Lines whose round counters and functions' clocks are `_Counting`, however often they
-    are made anew."""
+    """Lines whose round counters and functions' clocks are `_Counting`."""
 
-    @property
-    def _rounds(self) -> dict[Any, int]:
-        return self.__dict__["_rounds"]
-
-    @_rounds.setter
-    def _rounds(self, value: dict[Any, int]) -> None:
-        self.__dict__["_rounds"] = _Counting("_rounds", value)
-
-    @property
-    def _entered(self) -> dict[Any, int]:
-        return self.__dict__["_entered"]
-
-    @_entered.setter
-    def _entered(self, value: dict[Any, int]) -> None:
-        self.__dict__["_entered"] = _Counting("_entered", value)
+    _rounds = _counted("_rounds")
+    _entered = _counted("_entered")
 
 
 def test_round_counters_stay_bounded() -> None:
