@@ -31,7 +31,7 @@ from explorer.safety.limits import Limits
 from explorer.serve.hosting import WITHOUT_WALLS
 from explorer.trace import Trace
 from tests.escapes_wall import HOSTILE, WALL_LIMITS, Hostile
-from tests.test_worker import run_processes, wait_until
+from tests.test_worker import clock_started, run_processes, wait_until
 
 NEXT = "print(6 * 7)"
 SLACK_S = 1.0  # scheduling on two cores shared with other work
@@ -311,7 +311,7 @@ def test_a_progress_flood_ends_on_time_and_costs_the_server_nothing(
         listening: bool) -> None:
     assert unguarded_pool.run(NEXT).stdout == "42\n"  # the zygote is up: its start is not timed
     heard: list[dict[str, Any]] = []
-    started = time.monotonic()
+    started = clock_started()
     trace, grown = _peak_growth(lambda: unguarded_pool.run(
         "#unguarded\n" + FLOOD + flood, limits=FLOOD_LIMITS,
         on_progress=heard.append if listening else None))
