@@ -168,6 +168,29 @@ def test_autograd_grad_is_recorded_and_library_internals_are_not() -> None:
     assert trace.backward[0].leaf_grads == []  # grad() returns, it writes no .grad
 
 
+def test_what_autograd_grad_returned_is_recorded_input_by_input() -> None:
+    code = ("x = torch.tensor([1.0, 2.0], requires_grad=True)\n"
+            "w = torch.tensor([3.0, -1.0], requires_grad=True)\n"
+            "unused = torch.ones(1, requires_grad=True)\ny = x * x * w\n"
+            "gx, gw, gu = torch.autograd.grad(y, [x, w, unused], torch.tensor([1.0, 0.5]),"
+            " allow_unused=True)\n"
+            "a = torch.tensor(2.0, requires_grad=True)\n"
+            "b = torch.tensor(-1.0, requires_grad=True)\nloss = (a * b) ** 2\n"
+            "ga, gb = torch.autograd.grad(loss, (p for p in [a, b]), create_graph=True)\n"
+            "for i in range(12):\n    a.grad = b.grad = None\n"
+            "    ((a * b) ** 2).backward(inputs=iter([a, b]))\n")
+    trace = execute(code)
+    assert trace.ok, trace.error
+    first, second = trace.backward[:2]
+    assert [(r.names, r.grad.values if r.grad else None) for r in first.returned] == [
+        (["x"], [6.0, -2.0]), (["w"], [1.0, 2.0]), (["unused"], None)]  # vᵀ(2xw), vᵀx², none
+    # Inputs as generators, read once for PyTorch and the record alike: 2ab², 2a²b, in every
+    # call (from call 11, not recorded in full, from the leaves' .grad).
+    assert [(r.names, r.grad.values) for r in second.returned] == [(["a"], 4.0), (["b"], -8.0)]
+    assert [s.grad_norms for s in trace.losses[2:]] == [{"a": 4.0, "b": 8.0}] * 12
+    assert all(call.returned is None for call in trace.backward[2:])  # backward() returns None
+
+
 def test_a_long_training_loop_records_its_first_calls_then_ever_further_apart() -> None:
     code = ("w = torch.ones(3, requires_grad=True)\nfor i in range(50):\n"
             "    loss = (w * i).sum()\n    loss.backward()\n")

@@ -213,13 +213,20 @@ def test_the_vjp_of_autograd_grad_is_said_to_be_returned_not_added_to_a_grad() -
     at = _app()
     at.switch_page("pages/5_Backward.py").run()
     at.session_state["backward.code"] = (
-        "x = torch.ones(3, requires_grad=True)\ny = x * x\nv = torch.tensor([0.1, 1.0, 2.0])\n"
+        "x = torch.ones(3, requires_grad=True)\ny = x * x * 2\nv = torch.tensor([0.1, 1.0, 2.0])\n"
         "g, = torch.autograd.grad(y, x, grad_outputs=v)\nprint(x.grad)\n")
     at.button(key="backward.run").click().run()
     assert not at.exception
     shown = _text(at)
     assert text("vjp_explain_grad", "en") in shown and "writes no .grad" in shown
     assert text("vjp_explain", "en") not in shown and "added to x.grad" not in shown
+    assert "vᵀJ, returned for x" in shown
+    assert json.loads(at.code[-1].value) == pytest.approx([0.4, 4.0, 8.0])  # vᵀJ = 4x · v
+    assert text("returned_grads", "en") not in shown  # the engine has not ended yet
+    at.button(key="backward.replay.1.last").click().run()
+    assert text("returned_grads", "en") in _text(at)
+    assert [dict(row) for _, row in at.table[-1].value.iterrows()] == [
+        {"input": "x", "gradient": "`[0.4000, 4.0000, 8.0000]`"}]
 
 
 def test_a_program_without_backward_says_so() -> None:

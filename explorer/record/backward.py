@@ -40,7 +40,16 @@ from explorer.record.modules import Modules
 from explorer.record.orders import Orders
 from explorer.record.snapshot import leading_block, tensor_values
 from explorer.safety.sandbox import FILENAME
-from explorer.trace.schema import Call, EngineStep, Gradient, Graph, LeafGrad, Round, Summary
+from explorer.trace.schema import (
+    Call,
+    EngineStep,
+    Gradient,
+    Graph,
+    LeafGrad,
+    Returned,
+    Round,
+    Summary,
+)
 
 FIRST = 10  # a program's first backward calls recorded in full; later, 2 * FIRST, 4 * FIRST…
 ASKED_CALLS = 10  # calls recorded in full for a loop's round asked for or last, at most
@@ -131,10 +140,14 @@ class Recorder:
             if given.get("is_grads_batched") or any(map(_batched, (*roots, *vector))):
                 self.batched += 1  # hooks would see vmap's tensors, which must stay untouched
                 return original(*args, **kwargs)
+            inputs = given.get("inputs")
+            if isinstance(inputs, Iterator):  # `model.parameters()`: read once, for both
+                inputs = tuple(inputs)
+                args, kwargs = (), {**given, "inputs": inputs}
             self._busy, self._line = True, line
             try:
-                return self._record(kind, original, args, kwargs, roots, vector,
-                                    given.get("inputs"), bool(given.get("create_graph")))
+                return self._record(kind, original, args, kwargs, roots, vector, inputs,
+                                    bool(given.get("create_graph")))
             finally:
                 self._busy = False
         return call
@@ -166,6 +179,8 @@ class Recorder:
         hooks = self._hook(roots, call, full, create_graph) if full or create_graph else []
         try:
             result = original(*args, **kwargs)
+            if full and kind == "grad":
+                call.returned = self._returned(_as_tuple(inputs), result)
             if create_graph and kind == "grad":
                 with suppress(Exception):  # what the program called returned: it stands
                     self.orders.returned(result, _as_tuple(inputs), call.call)
@@ -202,6 +217,13 @@ class Recorder:
         call.vector = _vector(roots, vector)
         if call.vector is not None:
             call.jacobian_reason = NO_JACOBIAN
+
+    def _returned(self, inputs: tuple[Any, ...], result: Any) -> list[Returned]:
+        """What grad() returned for each of its `inputs`, by the program's names for them."""
+        return [Returned(input=self.ids.of_tensor(given), names=self._names.get(id(given), []),
+                         grad=_grad(got))
+                for given, got in zip(inputs, _as_tuple(result), strict=False)
+                if isinstance(given, torch.Tensor)]
 
     def _raised_bare(self, call: Call, roots: tuple[torch.Tensor, ...],
                      vector: tuple[Any, ...]) -> bool:
@@ -426,10 +448,7 @@ def _summed_norm(dense: torch.Tensor) -> float:
 
 def finish(calls: list[Call]) -> list[Call]:
     """The kept calls with their gradients' values as nested lists (plain data)."""
-    grads = [g for call in calls for g in (
-        *(x for step in call.steps for x in (*step.grad_outputs, *step.grad_inputs)),
-        *(leaf.grad for leaf in call.leaf_grads)) if g is not None]
-    for g in grads:
+    for g in (g for call in calls for g in call.gradients()):
         if isinstance(g.values, torch.Tensor):
             g.values = tensor_values(g.values, VALUES)[0]
     return calls

@@ -144,10 +144,8 @@ def _last_values(trace: Trace) -> Part | None:
 def _last_call_values(trace: Trace) -> Part | None:
     cut = False
     for call in trace.backward:
-        grads = [g for step in call.steps for g in (*step.grad_outputs, *step.grad_inputs)]
-        grads += [leaf.grad for leaf in call.leaf_grads]
-        for grad in grads:
-            if grad is not None and isinstance(grad.values, list) and _count(grad.values) > 10:
+        for grad in call.gradients():
+            if isinstance(grad.values, list) and _count(grad.values) > 10:
                 grad.values, grad.truncated, cut = _leading(grad.values, 10), True, True
     return Part(key="last_call_values") if cut else None
 

@@ -369,6 +369,11 @@ class _Reader:
             leaf.names = _texts(leaf.names, MAX_VARIABLES)
             if leaf.grad is not None:
                 self.gradient(leaf.grad)
+        for given in _at_most("a grad call's inputs", call.returned or [], nodes):
+            _short(given, ("input",))
+            given.names = _texts(given.names, MAX_VARIABLES)
+            if given.grad is not None:
+                self.gradient(given.grad)
 
     def gradient(self, grad: schema.Gradient) -> None:
         _short(grad, ("dtype", "device", "to"))

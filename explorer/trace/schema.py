@@ -12,6 +12,7 @@ in a value as in a `Real` field, which reads back as the float.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Annotated, Any, Literal, TypedDict
 
 import msgspec
@@ -169,6 +170,15 @@ class LeafGrad(Record, kw_only=True):
     grad: Gradient | None
 
 
+class Returned(Record, kw_only=True):
+    """What torch.autograd.grad returned for one of its inputs: the gradient of its outputs
+    (vᵀJ, for a vector output and its v) with respect to that input."""
+
+    input: str  # the input's tensor node
+    names: list[str]  # the program's names for the input
+    grad: Gradient | None  # None: an input the outputs do not use (allow_unused)
+
+
 class Round(Record, kw_only=True):
     """A loop around a step, and the round it is in: `for epoch in ...` (line 4) in its 2nd
     round of `of` (when known before the loop ran)."""
@@ -243,6 +253,15 @@ class Call(Record, kw_only=True):
     after: Count | None = None  # the run's steps made before it: the next is its statement's
     jacobian: Any = None
     jacobian_reason: str | None = None
+    returned: list[Returned] | None = None  # what torch.autograd.grad returned, input by input
+
+    def gradients(self) -> Iterator[Gradient]:
+        """Every gradient the call holds: those its steps passed, wrote and returned."""
+        for step in self.steps:
+            yield from (g for g in (*step.grad_outputs, *step.grad_inputs) if g is not None)
+        for held in (*self.leaf_grads, *(self.returned or ())):
+            if held.grad is not None:
+                yield held.grad
 
 
 class Level(Record, kw_only=True):

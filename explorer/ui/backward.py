@@ -227,17 +227,28 @@ def _engine_panel(call: Call, graph: Graph, index: int, lang: str,
             elif not any(step.grad_inputs):
                 st.caption(text("sent_nothing", lang))
     written = [g for g in call.leaf_grads if g.after <= index + (0 if asked else 1)]
-    if written:
+    if written:  # (a hook may have cleared a .grad)
         st.markdown(f"**{text('leaf_grads', lang)}**")
-        latest = {g.leaf: g for g in written}
-        # (a hook may have cleared a .grad); a norm only for what is too long to read whole
-        large = {leaf for leaf, g in latest.items()
-                 if g.grad and not few(g.grad.values, g.grad.truncated)}
-        st.table([{text("col_leaf", lang): _name(nodes.get(leaf), leaf),
-                   ".grad": code_span(preview(g.grad.values)) if g.grad else "None",
-                   **({"‖.grad‖": number(g.grad.norm) if leaf in large else ""}
-                      if large else {})}
-                  for leaf, g in latest.items()])
+        latest = {g.leaf: g.grad for g in written}
+        _grads([(_name(nodes.get(leaf), leaf), grad) for leaf, grad in latest.items()],
+               text("col_leaf", lang), ".grad")
+    if call.returned and index == len(call.steps) - 1 and not asked:
+        st.markdown(f"**{text('returned_grads', lang)}**")
+        _grads(_returned(call, nodes), text("col_input", lang), text("col_returned", lang))
+
+
+def _grads(grads: list[tuple[str, Gradient | None]], named: str, heading: str) -> None:
+    """A table of named gradients, a norm only for those too long to read whole."""
+    large = [bool(g and not few(g.values, g.truncated)) for _, g in grads]
+    st.table([{named: name, heading: code_span(preview(g.values)) if g else "None",
+               **({f"‖{heading}‖": number(g.norm) if g and big else ""} if any(large) else {})}
+              for (name, g), big in zip(grads, large, strict=True)])
+
+
+def _returned(call: Call, nodes: dict[str, Node]) -> list[tuple[str, Gradient | None]]:
+    """What grad() returned, by the program's names for each input."""
+    return [(plain(" = ".join(r.names)) if r.names else _name(nodes.get(r.input), r.input),
+             r.grad) for r in call.returned or []]
 
 
 def _gradient(grad: Gradient | None, lang: str) -> None:
@@ -279,7 +290,7 @@ def _name(node: Node | None, fallback: str) -> str:
 def _vjp(call: Call, graph: Graph, lang: str) -> None:
     """For y.backward(v) on a small vector y: v, and the vᵀJ the engine delivered to each
     leaf's AccumulateGrad (J itself is not built: `jacobian_reason`); for
-    torch.autograd.grad(y, x, v), which returns it and runs no AccumulateGrad, v."""
+    torch.autograd.grad(y, x, v), which runs no AccumulateGrad, the vᵀJ it returned."""
     if call.vector is None:
         return
     st.markdown(f"#### {text('vjp_title', lang)}")
@@ -287,16 +298,19 @@ def _vjp(call: Call, graph: Graph, lang: str) -> None:
     nodes = {n.id: n for n in graph.nodes}
     names = {g.node: plain(" = ".join(g.names)) if g.names else _name(nodes.get(g.leaf), g.leaf)
              for g in call.leaf_grads}
-    delivered = [s for s in call.steps if s.name == "AccumulateGrad"]
-    columns = st.columns(1 + len(delivered))
+    results = ([(text("vjp_returned", lang, leaf=name), g) for name, g in _returned(call, nodes)]
+               if call.kind == "grad" else
+               [(text("vjp_result", lang, leaf=names.get(s.node) or plain(s.node)),
+                 s.grad_outputs[0] if s.grad_outputs else None)
+                for s in call.steps if s.name == "AccumulateGrad"])
+    columns = st.columns(1 + len(results))
     columns[0].markdown("**v**")
     with columns[0]:
         number_table([[x] for x in call.vector], width="stretch")
-    for column, step in zip(columns[1:], delivered, strict=True):
-        name = names.get(step.node) or plain(step.node)
-        column.markdown(f"**{text('vjp_result', lang, leaf=name)}**")
+    for column, (heading, grad) in zip(columns[1:], results, strict=True):
+        column.markdown(f"**{heading}**")
         with column:
-            _gradient(step.grad_outputs[0] if step.grad_outputs else None, lang)
+            _gradient(grad, lang)
 
 
 
