@@ -141,6 +141,8 @@ def test_the_jacobians_are_read_back_with_the_differing_entries_marked() -> None
     assert jacobians({}, "F") == (0, []) and said({}, "F") == ""
     broken = variables | {"F_numerical_0": {"values": "<values unavailable: RuntimeError>"}}
     assert jacobians(broken, "F") == (0, [])
+    huge = variables | {"F_numerical_0": matrix([[1.0, 0.0], [0.0, 10**400]])}  # past a float
+    assert jacobians(huge, "F")[1][0].differs == [[False, False], [False, True]]
 
 
 def test_forward_tells_how_many_inputs_to_check() -> None:

@@ -247,6 +247,25 @@ def test_a_table_of_numbers_sorts_them_as_numbers_and_shows_them_as_print_does()
                              ["1.0000e-03", "-3.0000e+00"]]
 
 
+def test_ragged_values_are_shown_as_nested_lists() -> None:
+    at = _run(_playground(), "import numpy as np\na = np.array([[1.5], 2.0], dtype=object)\n")
+    assert not at.dataframe and json.loads(at.json[0].value) == [["1.5000"], "2.0000"]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_step_passing_many_gradients_shows_the_first_and_counts_the_rest(lang: str) -> None:
+    at = _app(lang)
+    at.switch_page("pages/5_Backward.py").run()
+    at.session_state["backward.code"] = ("xs = [torch.ones(1, requires_grad=True) * 1 for _ in "
+                                         "range(30)]\ny = torch.stack(xs).sum()\ny.backward()\n")
+    at.button(key="backward.run").click().run()
+    at.button(key="backward.replay.1.forward").click().run()
+    assert not at.exception
+    shown = _text(at)
+    assert "2. `StackBackward0`" in shown and shown.count("→ ") == 12
+    assert text("gradients_more", lang, count=18) in shown
+
+
 def _graph(code: str, lang: str = "en") -> AppTest:
     at = _app(lang)
     at.switch_page("pages/2_Graph.py").run()

@@ -89,6 +89,10 @@ def test_large_truncated_or_integer_gradients_are_not_asked() -> None:
     assert not any(questions(big, k) for k in range(len(big.steps)))
     small = _call(f"x = torch.ones({MAX_ASKED}, requires_grad=True)\n(x * 2).sum().backward()\n")
     assert any(questions(small, k) for k in range(len(small.steps)))
+    # An empty gradient holds nothing to predict (shaping an answer as [2, 0] raised).
+    empty = _call("x = torch.ones(2, 0, requires_grad=True)\n(x * 2).sum().backward()\n")
+    assert [s.grad_outputs[0].shape for s in empty.steps][-1] == [2, 0]
+    assert not any(questions(empty, k) for k in range(len(empty.steps)))
 
 
 @pytest.mark.parametrize(("typed", "numbers"), [

@@ -81,3 +81,28 @@ def test_a_few_calls_are_each_labelled_and_many_as_plotly_chooses() -> None:
 
     assert axis(3)["dtick"] == 1  # no call 1.5 between calls 1 and 2
     assert "dtick" not in axis(100)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_losses_a_log_axis_cannot_hold_are_left_out_and_counted(lang: str) -> None:
+    # A loss gone to inf from the start raised OverflowError as the page labelled its axis.
+    at = AppTest.from_file("../streamlit_app.py", default_timeout=120)
+    at.query_params["lang"] = lang
+    at.switch_page("pages/7_Training.py").run()
+    at = send(at, run="w = torch.tensor(float('inf'), requires_grad=True)\nfor i in range(4):\n"
+                      "    loss = w * 2 if i < 3 else w * 0\n    loss.backward()\n")
+    assert not at.exception, at.exception
+    assert [w.value for w in at.warning if "4" in str(w.value)] == [
+        text("curves_undrawn", lang, count=4)]  # three infinite, one NaN (inf · 0)
+    loss = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert all(not line["y"] for line in loss["data"])
+
+
+def test_curves_hold_positive_finite_values_only() -> None:
+    summaries = [Summary(call=k, kind="backward", value=v, grad_norms={"w": n})
+                 for k, (v, n) in enumerate([(1.0, 2.0), (float("inf"), float("inf")),
+                                             (0.0, 1.0), (float("nan"), 3.0)], start=1)]
+    drawn = curves(summaries)
+    assert (drawn.losses[0].calls, drawn.undrawn) == ([1], 3)
+    assert drawn.norms[0].calls == [1, 3, 4]
+    assert log_ticks(float("inf"), float("inf")) == []

@@ -49,7 +49,7 @@ from explorer.trace.wire import (
 from explorer.views import render
 from explorer.views.devices import MAX_GPUS, cuda_devices
 from explorer.views.render import MAX_STATEMENTS, LayoutError, TooTangled, svg
-from tests.forged import EVIL, LINK, NOTE, forged, hostile
+from tests.forged import EVIL, LINK, NOTE, forged, gradient, hostile
 from tests.programs import MY_RELU, SEED
 
 
@@ -262,6 +262,38 @@ def test_a_node_unchanged_since_the_graph_before_crosses_as_its_id() -> None:
         graphs = [first, sent[1] | {"nodes": [nowhere]}] if nowhere == "t999" else \
             [sent[1] | {"nodes": [nowhere]}]
         assert "the id of one of the graph before" in refused(forged(graphs=graphs))
+
+
+def test_a_node_named_twice_in_one_graph_is_refused_at_once() -> None:
+    # Each repeat of a node with a 2,000-character label wrote it into the DOT again: 40 graphs
+    # of a 20,001-fold repeat made 1.5 GB of DOT from a 4.8 MB answer.
+    trace = execute("x = torch.ones(2, requires_grad=True)\ny = x * 2\nz = y.sum()\n")
+    sent = json.loads(trace_message(trace))["graphs"]
+    first = sent[0] | {"nodes": msgspec.to_builtins(trace.graphs[0].nodes)}
+    node = first["nodes"][0]
+    for repeated in ([node, node], [node, node["id"]], [node["id"]] * 20_001):
+        graphs = [first, sent[1] | {"nodes": repeated}]
+        started = time.monotonic()
+        assert "nodes hold one id twice" in refused(forged(graphs=graphs))
+        assert time.monotonic() - started < 1.0
+
+
+@pytest.mark.parametrize(("shape", "why"), [
+    ([2**63], "not a whole number ≤ 9,223,372,036,854,775,807"),
+    ([10**4000] * 2, "not a whole number ≤ 9,223,372,036,854,775,807"),
+    ([2**32, 2**32], "holds more than 9,223,372,036,854,775,807 elements"),
+    ([2**62] * 1000, "holds more than")])
+def test_a_shape_no_tensor_has_is_refused(shape: list[int], why: str) -> None:
+    # 1,000 sizes of 4,299 digits each took 40 s to multiply on the Backward page, and a
+    # size past 4,300 digits cannot be written.
+    answer = hostile()
+    answer["backward"][0]["steps"][0]["grad_outputs"] = [gradient(shape=shape)]
+    started = time.monotonic()
+    assert why in refused(answer)
+    assert time.monotonic() - started < 1.0
+    answer["backward"][0]["steps"][0]["grad_outputs"] = [gradient(shape=[2**31, 2**31, 0])]
+    assert Trace.from_dict(answer).ok is False and Trace.from_dict(answer).error.type != (
+        "BadResult")  # empty, as a real tensor may be
 
 
 def test_a_variable_described_as_the_step_before_did_crosses_as_null() -> None:

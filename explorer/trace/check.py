@@ -149,6 +149,16 @@ def _at_most(what: str, items: list[Any], cap: int) -> list[Any]:
     return items
 
 
+def _sized(shape: list[int] | None, what: str) -> None:
+    """BadResult unless `shape` holds at most MAX_COUNT elements, as a real tensor's does."""
+    if shape and 0 not in shape:
+        numel = 1
+        for size in shape:
+            numel *= size
+            if numel > schema.MAX_COUNT:
+                raise BadResult(f"{what}'s shape holds more than {schema.MAX_COUNT:,} elements")
+
+
 def _note(note: schema.Note) -> None:
     """BadResult unless `note` and its parts are ones a run makes: words of their key that
     fill in exactly their numbers, and the parts, if any, of a note whose words hold them."""
@@ -262,6 +272,7 @@ class _Reader:
         if missing:
             raise BadResult(f"a variable of kind {kind[:40]} has no "
                             f"{', '.join(sorted(missing))}")
+        _sized(value.shape, "a variable")
         _short(value, ("kind", "type", "dtype", "device", "grad_fn"))
         value.values = self.values(value.values)
         if value.grad is not None:
@@ -300,13 +311,15 @@ class _Reader:
                 key="graph_too_big", values={"nodes": self.caps.nodes - 1}))
         graph = schema.Graph(dot=sent.dot, nodes=[self.node(node) for node in sent.nodes],
                              edges=sent.edges, packed=sent.packed, note=sent.note)
+        ids = {node.id for node in graph.nodes}
+        if len(ids) < len(graph.nodes):
+            raise BadResult("a graph's nodes hold one id twice")
         if graph.note is not None:
             _note(graph.note)
         if graph.note or graph.dot is None:
             graph.dot, graph.nodes, graph.edges = None, [], []
             graph.note = graph.note or schema.Note(key="graph_undrawn")
         else:
-            ids = {node.id for node in graph.nodes}
             graph.edges = [self.edge(e) for e in graph.edges if e.src in ids and e.dst in ids]
             graph.dot = checked_dot(graph.dot, graph)
         self.before = {node.id: node for node in graph.nodes}
@@ -329,6 +342,7 @@ class _Reader:
                             f"{', '.join(sorted(missing))}")
         for field in TENSOR_ONLY if backward else BACKWARD_ONLY:
             setattr(node, field, None)
+        _sized(node.shape, "a tensor node")
         _short(node, ("label", "name", "dtype", "device", "grad_fn"))
         if node.module is not None:  # deeper modules are drawn in the box of the one that deep
             node.module = ".".join(node.module[:MAX_MODULE].split(".", schema.MAX_NESTING)[
@@ -376,6 +390,7 @@ class _Reader:
                 self.gradient(given.grad)
 
     def gradient(self, grad: schema.Gradient) -> None:
+        _sized(grad.shape, "a gradient")
         _short(grad, ("dtype", "device", "to"))
         grad.values = self.values(grad.values)
         grad.norm, grad.max_abs = _real(grad.norm), _real(grad.max_abs)

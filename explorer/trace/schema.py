@@ -28,7 +28,10 @@ MAX_PARTS = 16  # parts of one note (what thinning took: 8 levels; lines not rec
 MAX_VALUES = 8  # numbers of one note or part
 MAX_NUMBER = 10**15  # of a note's numbers
 
-Count = Annotated[int, msgspec.Meta(ge=0)]
+MAX_COUNT = 2**63 - 1  # no count, size, address or shape's elements of a run's is larger:
+# PyTorch and NumPy count them in int64
+
+Count = Annotated[int, msgspec.Meta(ge=0, le=MAX_COUNT)]
 Dims = Annotated[list[Count], msgspec.Meta(max_length=MAX_DIMS)]
 NON_FINITE = "^(nan|inf|-inf)$"
 # A number; a non-finite one as text, read back as the float.

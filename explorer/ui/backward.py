@@ -26,12 +26,16 @@ from explorer.ui.steps import after_line, mark, number_table, pause, sampled_not
 from explorer.views import places
 from explorer.views.animation import HOVER, NUMBERS_UP_TO, figure, growing, left_off, waiting
 from explorer.views.export import animation_html, animation_view
-from explorer.views.numbers import exact, flat, number
+from explorer.views.numbers import exact, flat, grid, number
 from explorer.views.present import counted, few, preview, statement
 from explorer.views.render import LayoutError, positions, svg
 from explorer.views.timeline import Timeline, timeline
 
 HEIGHT = 500  # px: the picture, its controls under it and the marked line fit one screen
+# Gradients one side of a step's panel shows, and rows of a table of them: a node may pass
+# thousands (`torch.stack` of a thousand tensors sends a thousand), each a table of its own.
+SHOWN, ROWS = 12, 50
+COLUMNS = 4  # vᵀJs the Vector–Jacobian panel shows beside v
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -211,17 +215,19 @@ def _engine_panel(call: Call, graph: Graph, index: int, lang: str,
         if any(q.kind in ("received", "of") for q in asked):
             st.caption(text("predict_hidden", lang))
         else:
-            for grad in step.grad_outputs:
+            for grad in step.grad_outputs[:SHOWN]:
                 _gradient(grad, lang)
+            _more(len(step.grad_outputs) - SHOWN, lang)
     with sent:
         if quiz and asked:
             predict.ask(quiz, index, asked, lang)
         else:
             st.markdown(f"**{text('sent', lang)}**")
-            for grad in step.grad_inputs:
-                if grad:
-                    st.caption(f"→ {_name(nodes.get(grad.to), grad.to)}")
-                    _gradient(grad, lang)
+            passed = [grad for grad in step.grad_inputs if grad]
+            for grad in passed[:SHOWN]:
+                st.caption(f"→ {_name(nodes.get(grad.to), grad.to)}")
+                _gradient(grad, lang)
+            _more(len(passed) - SHOWN, lang)
             if step.raised:
                 st.error(text("sent_raised", lang), icon="🛑")
             elif not any(step.grad_inputs):
@@ -231,18 +237,29 @@ def _engine_panel(call: Call, graph: Graph, index: int, lang: str,
         st.markdown(f"**{text('leaf_grads', lang)}**")
         latest = {g.leaf: g.grad for g in written}
         _grads([(_name(nodes.get(leaf), leaf), grad) for leaf, grad in latest.items()],
-               text("col_leaf", lang), ".grad")
+               text("col_leaf", lang), ".grad", lang)
     if call.returned and index == len(call.steps) - 1 and not asked:
         st.markdown(f"**{text('returned_grads', lang)}**")
-        _grads(_returned(call, nodes), text("col_input", lang), text("col_returned", lang))
+        _grads(_returned(call, nodes), text("col_input", lang), text("col_returned", lang),
+               lang)
 
 
-def _grads(grads: list[tuple[str, Gradient | None]], named: str, heading: str) -> None:
-    """A table of named gradients, a norm only for those too long to read whole."""
-    large = [bool(g and not few(g.values, g.truncated)) for _, g in grads]
+def _grads(grads: list[tuple[str, Gradient | None]], named: str, heading: str,
+           lang: str) -> None:
+    """A table of named gradients (the first ROWS), a norm only for those too long to read
+    whole."""
+    shown = grads[:ROWS]
+    large = [bool(g and not few(g.values, g.truncated)) for _, g in shown]
     st.table([{named: name, heading: code_span(preview(g.values)) if g else "None",
                **({f"‖{heading}‖": number(g.norm) if g and big else ""} if any(large) else {})}
-              for (name, g), big in zip(grads, large, strict=True)])
+              for (name, g), big in zip(shown, large, strict=True)])
+    _more(len(grads) - ROWS, lang)
+
+
+def _more(count: int, lang: str) -> None:
+    """Says that `count` more gradients are not shown, if any are."""
+    if count > 0:
+        st.caption(text("gradients_more", lang, count=count))
 
 
 def _returned(call: Call, nodes: dict[str, Node]) -> list[tuple[str, Gradient | None]]:
@@ -262,8 +279,7 @@ def _gradient(grad: Gradient | None, lang: str) -> None:
     if isinstance(values, list) and values and not isinstance(values[0], list) and not few(
             values, grad.truncated):
         values = [[v] for v in values]  # a long vector reads as a column, as a grid does
-    if isinstance(values, list) and values and isinstance(values[0], list) and not (
-            values[0] and isinstance(values[0][0], list)):
+    if isinstance(values, list) and values and isinstance(values[0], list) and grid(values):
         number_table(values, grad.dtype, width="stretch",
                      height=min(38 + 35 * len(values), 250))
     else:
@@ -291,8 +307,8 @@ def _vjp(call: Call, graph: Graph, lang: str) -> None:
     """For y.backward(v) on a small vector y: v, and the vᵀJ the engine delivered to each
     leaf's AccumulateGrad (J itself is not built: `jacobian_reason`); for
     torch.autograd.grad(y, x, v), which runs no AccumulateGrad, the vᵀJ it returned."""
-    if call.vector is None:
-        return
+    if not isinstance(call.vector, list) or any(isinstance(x, list) for x in call.vector):
+        return  # none, or not a vector's values
     st.markdown(f"#### {text('vjp_title', lang)}")
     st.caption(text("vjp_explain_grad" if call.kind == "grad" else "vjp_explain", lang))
     nodes = {n.id: n for n in graph.nodes}
@@ -303,14 +319,15 @@ def _vjp(call: Call, graph: Graph, lang: str) -> None:
                [(text("vjp_result", lang, leaf=names.get(s.node) or plain(s.node)),
                  s.grad_outputs[0] if s.grad_outputs else None)
                 for s in call.steps if s.name == "AccumulateGrad"])
-    columns = st.columns(1 + len(results))
+    columns = st.columns(1 + min(len(results), COLUMNS))
     columns[0].markdown("**v**")
     with columns[0]:
         number_table([[x] for x in call.vector], width="stretch")
-    for column, (heading, grad) in zip(columns[1:], results, strict=True):
+    for column, (heading, grad) in zip(columns[1:], results, strict=False):
         column.markdown(f"**{heading}**")
         with column:
             _gradient(grad, lang)
+    _more(len(results) - COLUMNS, lang)
 
 
 

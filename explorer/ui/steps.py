@@ -16,7 +16,15 @@ from explorer.trace import Step, Trace
 from explorer.trace.notes import SAMPLED, said
 from explorer.ui.link import keep, restore
 from explorer.views import places
-from explorer.views.numbers import PRECISION, full_decimals, parsed, writer, written, written_each
+from explorer.views.numbers import (
+    PRECISION,
+    full_decimals,
+    grid,
+    parsed,
+    writer,
+    written,
+    written_each,
+)
 from explorer.views.present import kept, statement, variable_rows
 from explorer.views.scene import Scene, scene
 
@@ -311,14 +319,13 @@ def _table(rows: list[dict[str, Any]], lang: str) -> bool:
 
 
 def _values(values: Any) -> None:
-    """A 0-d value as text, 1-d as one row, 2-d as a grid, higher as nested lists."""
+    """A 0-d value as text, 1-d as one row, 2-d as a grid, higher or ragged as nested lists."""
     if not isinstance(values, list):
         st.code(written(values), language=None)
-    elif values and isinstance(values[0], list) and values[0] and isinstance(values[0][0], list):
-        st.json(written_each(values), expanded=False)
+    elif (rows := grid(values)) is not None:
+        number_table(rows, width="stretch")
     else:
-        number_table(values if values and isinstance(values[0], list) else [values],
-                     width="stretch")
+        st.json(written_each(values), expanded=False)
 
 
 def number_table(rows: list[list[Any]], dtype: str | None = None, **options: Any) -> None:

@@ -157,6 +157,8 @@ def _charts(drawn: Curves, verdict: Compared | None, count: int, lang: str) -> N
     st.caption(text("grad_norms_held", lang))
     if drawn.reduced:
         st.caption(text("curves_reduced", lang, calls=count, points=drawn.drawn))
+    if drawn.undrawn:
+        st.warning(text("curves_undrawn", lang, count=drawn.undrawn), icon=":material/warning:")
 
 
 def _run_live(code: str, lang: str) -> Trace:

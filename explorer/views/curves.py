@@ -46,6 +46,7 @@ class Curves:
     others: Line | None  # per call, the largest gradient norm of all the other leaves
     hidden: int  # leaves drawn only in `others`
     loss_lines: int = 1  # program lines that call backward (past `leaves`, drawn as one)
+    undrawn: int = 0  # losses a log axis cannot hold: zero, negative, infinite or NaN
 
     @property
     def lines(self) -> list[Line]:
@@ -64,8 +65,8 @@ class Curves:
 def curves(losses: Iterable[Summary], names: Mapping[str, str] | None = None,
            points: int = POINTS, leaves: int = LEAVES,
            lines: Mapping[int, str] | None = None) -> Curves:
-    """The loss and each leaf's ‖.grad‖ per call, positive values only (the axes are log
-    scale), each line cut to at most `points` keeping every minimum and maximum; `names`:
+    """The loss and each leaf's ‖.grad‖ per call, positive finite values only (the axes are
+    log scale), each line cut to at most `points` keeping every minimum and maximum; `names`:
     what to call a leaf known by its id only (explorer.views.training.leaf_names). A program
     whose backward calls are made on several lines (a GAN's two losses) has a loss line for
     each, called as `lines` says (by its line number, else), never one line through losses
@@ -75,11 +76,14 @@ def curves(losses: Iterable[Summary], names: Mapping[str, str] | None = None,
     norms: dict[str, tuple[list[int], list[float]]] = {}
     others: tuple[list[int], list[float]] = ([], [])
     hidden: set[str] = set()
+    undrawn = 0
     for s in losses:
-        if s.value is not None and s.value > 0:
+        if s.value is not None and 0 < s.value < math.inf:
             for calls, values in (loss.setdefault(s.line, ([], [])), every):
                 calls.append(s.call)
                 values.append(s.value)
+        elif s.value is not None:
+            undrawn += 1
         largest = 0.0
         for leaf, norm in s.grad_norms.items():
             line = norms.get(leaf)
@@ -88,9 +92,9 @@ def curves(losses: Iterable[Summary], names: Mapping[str, str] | None = None,
                     line = norms[leaf] = ([], [])
                 else:
                     hidden.add(leaf)
-            if line is None:
+            if line is None and norm < math.inf:
                 largest = max(largest, norm)
-            elif norm > 0:
+            elif 0 < norm < math.inf:
                 line[0].append(s.call)
                 line[1].append(norm)
         if largest > 0:
@@ -103,7 +107,7 @@ def curves(losses: Iterable[Summary], names: Mapping[str, str] | None = None,
         norms=[_line((names or {}).get(leaf, leaf), *line, points)
                for leaf, line in norms.items()],
         others=_line("others", *others, points) if hidden else None,
-        hidden=len(hidden), loss_lines=len(loss))
+        hidden=len(hidden), loss_lines=len(loss), undrawn=undrawn)
 
 
 @dataclass(frozen=True)
@@ -239,7 +243,7 @@ def log_ticks(low: float, high: float) -> list[tuple[int, int]]:
     of the values far (EDGE) from the nearest label is labelled too, to two digits (values
     up to 7.5 were labelled no higher than 1). Never plotly's own labels of a wider range,
     which write 0.02 as `2`."""
-    low, high = max(low, 1e-300), min(high, 1e300)  # m × 10^k stays a float
+    low, high = (min(max(end, 1e-300), 1e300) for end in (low, high))  # m × 10^k: a float
     bottom, top = math.floor(math.log10(low)), math.ceil(math.log10(high))
     for digits in ((1,), (1, 2, 5), range(1, 10)):
         ticks = [(m, k) for k in range(bottom, top + 1) for m in digits

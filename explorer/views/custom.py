@@ -525,7 +525,7 @@ def _float(value: Any) -> float:
     """A recorded number as a float ("inf", "nan" are recorded as text); NaN if it is none."""
     try:
         return float(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return math.nan
 
 

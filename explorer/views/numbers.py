@@ -135,6 +135,18 @@ def _stored(value: float, stored: str) -> Any:
     return (bits + 0x7FFF + (bits >> 16 & 1)) >> 16
 
 
+def grid(values: list[Any]) -> list[list[Any]] | None:
+    """`values` as a table's rows: a list of numbers as one row, equally long lists of numbers
+    as they are; None for anything else (deeper, or ragged as a Python list may be)."""
+    if not any(isinstance(v, list) for v in values):
+        return [values]
+    rows = values
+    if any(not isinstance(row, list) or len(row) != len(rows[0]) for row in rows) or any(
+            isinstance(v, list) for row in rows for v in row):
+        return None
+    return rows
+
+
 def written_each(values: Any) -> Any:
     """Nested values with each written in the style of them all: a table's cells."""
     write = writer(values)

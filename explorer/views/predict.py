@@ -90,9 +90,9 @@ def _asked(call: Call, index: int, graph: Graph,
 
 
 def askable(gradient: Gradient | None) -> bool:
-    """A gradient kept whole, of at most MAX_ASKED real values."""
+    """A gradient kept whole, of one to MAX_ASKED real values."""
     return bool(gradient) and not gradient.truncated and isinstance(
-        gradient.values, list | int | float) and math.prod(gradient.shape) <= MAX_ASKED \
+        gradient.values, list | int | float) and 0 < math.prod(gradient.shape) <= MAX_ASKED \
         and str(gradient.dtype).removeprefix("torch.").startswith(REAL)
 
 
