@@ -47,7 +47,7 @@ with left:
     again = st.session_state.pop("devices.measure", False)  # "measure again" was clicked
     if (again or timing_key not in st.session_state) and may_run(devices.TIMING, lang()):
         with st.spinner(text("devices_timing_running", lang())):
-            st.session_state[timing_key] = pool().run(devices.TIMING, device=where)
+            st.session_state[timing_key] = devices.measure(pool().run, where, pool().limits)
     timing = st.session_state.get(timing_key)  # None: not measured yet, and the gate said why
     if timing is not None and timing.ok:
         st.plotly_chart(devices.timing_figure(devices.timing_series(timing), lang()),

@@ -51,7 +51,7 @@ def probed(pool: WorkerPool) -> tuple[Trace, Trace]:
 
 @pytest.fixture(scope="module")
 def timing(pool: WorkerPool) -> Trace:
-    trace = pool.run(devices.TIMING, device=HERE)
+    trace = devices.measure(pool.run, HERE, pool.limits)
     assert trace.ok, trace.error
     return trace
 
@@ -201,7 +201,7 @@ def test_the_probe_fills_the_seeds_gpu_table_from_this_machine(
     assert values["torch.cuda.is_available()"] == str(CUDA)
     assert values["torch.cuda.device_count()"] == str(torch.cuda.device_count())
     assert values["torch.cuda.empty_cache()"] == "None"  # it ran, with or without a GPU
-    assert values[devices.SEED_ROW.api] == "True"
+    assert values[devices.SEED_ROW.api] == ("True" if CUDA else "— (no GPU)")  # a GPU's seed
     name = values["torch.cuda.get_device_name(device)"]
     if CUDA:
         assert name == torch.cuda.get_device_name(0)
@@ -243,6 +243,10 @@ def test_the_timing_program_times_cpu_and_gpu_where_present(timing: Trace) -> No
     assert all(0 < ms < 2000 for line in series.values() for ms in line.ms)
     # 1024 × 1024 @ 1024 × 1024 is 2.1 GFLOP: more than a millisecond on any two-core CPU
     assert series["cpu_matmul"].ms[-1] > 1
+    # 64 × 64 is 64 times less work than 256 × 256, and timed so: no step is recorded inside
+    # the timed loop (its first rounds', recorded, made the smallest product the slowest)
+    assert series["cpu_matmul"].ms[0] < series["cpu_matmul"].ms[2]
+    assert all(step.within is None for step in timing.steps)
     assert timing.elapsed_ms < Limits().time_s * 1000 / 2  # well under the time limit
 
 

@@ -92,10 +92,11 @@ def _inplace(trace: Trace, code: str, shape: str, op: str | None, now: str,
     for step in trace.steps:
         for var, info in step.variables.items():
             was = before.get(var, NOTHING)
+            if info is was or info.shape != size:  # unchanged since the step before: passed
+                continue
             maker = _made_by(op, was.grad_fn) or _made_by(
                 op, info.grad_fn)  # as it was saved, or (a saved input) as it is
-            if info.shape == size and maker and (
-                    info.version or 0) > int(saved) >= (was.version or 0):
+            if maker and (info.version or 0) > int(saved) >= (was.version or 0):
                 name, line = var, step.line
         if name:
             break
