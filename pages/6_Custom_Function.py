@@ -16,13 +16,12 @@ if trace is not None:
     code = st.session_state["custom.ran"]  # the program the trace, check and replay are of
     with state:
         error_panel(trace, code, lang())
-        check, graph, replay = tabs(lang())
-        with check:
-            gradient_check(code, lang())
-        with graph:
-            if trace.steps:
-                graph_at_step("custom", trace, len(trace.steps) - 1, lang(),
-                              code=st.session_state["custom.ran"])
-        with replay:
-            backward_pass("custom", trace, lang(), code=code)
+        for tab, shown in tabs(lang()):
+            with shown:
+                if tab == "check":
+                    gradient_check(code, lang())
+                elif tab == "graph" and trace.steps:
+                    graph_at_step("custom", trace, len(trace.steps) - 1, lang(), code=code)
+                elif tab == "backward":
+                    backward_pass("custom", trace, lang(), code=code)
 publish()

@@ -366,3 +366,38 @@ def test_the_seeds_relu_is_checked_at_its_own_inputs_and_matches_torch_relu() ->
     assert text("jacobian_rows", "en", rows=ROWS, outputs=6400) in inside
     assert text("jacobian_columns", "en", columns=COLUMNS, size=6400) in inside
     assert all(len(t.splitlines()) == 2 + ROWS for t in tables_of(expander))
+
+
+SQUARE_EXP = """import torch
+
+class SquareExp(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        e = torch.exp(x)
+        ctx.save_for_backward(x, e)
+        return x * x * e
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        x, e = ctx.saved_tensors
+        return grad_out * (2 * x * e + x * x * e)
+
+w = torch.tensor([0.5, -1.0], requires_grad=True)
+total = torch.zeros(())
+for i in range(3):
+    out = SquareExp.apply(w * (i + 1))
+    total = total + out.sum()
+total.backward()
+"""
+
+
+def test_the_editor_marks_what_the_open_tab_names() -> None:
+    at = _page(SQUARE_EXP)  # the check's tab, open first, names apply's line
+    assert text("checked_program", "en", name="SquareExp", line=18, shapes="\\(2,\\)") in [
+        c.value for c in at.caption]
+    assert at.session_state["custom.marked"] == (18, 18)
+    at.session_state["custom.tab.en"] = text("tab_backward", "en")
+    at.run()  # the replay's first step: `total + out.sum()`'s AddBackward0, made on line 19
+    assert at.session_state["custom.marked"] == (19, 19)
+    at.session_state["custom.tab.en"] = text("tab_check", "en")
+    assert at.run().session_state["custom.marked"] == (18, 18)

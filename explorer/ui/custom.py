@@ -11,7 +11,7 @@ from explorer.content.i18n import text
 from explorer.content.markdown import plain
 from explorer.ui.common import LIMITS, may_run, pool
 from explorer.ui.link import keep, take
-from explorer.ui.steps import error_panel
+from explorer.ui.steps import error_panel, mark
 from explorer.views.custom import (
     ATOL,
     EPS,
@@ -56,6 +56,7 @@ def gradient_check(code: str, lang: str) -> None:
                 result = pool().run(program, limits=CHECK_LIMITS)
         st.session_state[CHECKED] = checked = (code, names, program, result)
     _, names, program, result = checked
+    mark("custom", None)  # the check is of a class: a line only where it names one, below
     if result is None:
         st.info(text("no_function", lang))
         return
@@ -71,6 +72,8 @@ def gradient_check(code: str, lang: str) -> None:
         used = inputs_used(result.variables, name)
         if used is not None:
             _checked_at(name, used, lang)
+            if index == 0 and used.line is not None:  # whose inputs the first was checked at
+                mark("custom", (used.line, used.line))
         says = said(result.variables, name)
         if says and not passed:
             st.caption(text("gradcheck_says", lang, message=plain(says)))
@@ -128,14 +131,16 @@ def _jacobians(index: int, outputs: int, found: list[Jacobian], lang: str) -> No
 TABS = ("check", "graph", "backward")
 
 
-def tabs(lang: str) -> list[Any]:
-    """The page's tabs: gradient check, graph, backward pass. The open one is `tab` in the
-    page's link."""
+def tabs(lang: str) -> list[tuple[str, Any]]:
+    """The page's tabs (gradient check, graph, backward pass), the open one last: each draws
+    what it shows in the editor's mark, and the last to draw decides it. The open one is
+    `tab` in the page's link."""
     labels = {text(f"tab_{tab}", lang): tab for tab in TABS}
     key = f"custom.tab.{lang}"
     wanted = take("tab")
     if wanted is not None:
         st.session_state[key] = text(f"tab_{wanted}", lang)
-    opened = st.tabs(list(labels), key=key, on_change="rerun")
-    keep("tab", labels.get(st.session_state.get(key), TABS[0]))
-    return list(opened)
+    made = dict(zip(TABS, st.tabs(list(labels), key=key, on_change="rerun"), strict=True))
+    opened = labels.get(st.session_state.get(key), TABS[0])
+    keep("tab", opened)
+    return sorted(made.items(), key=lambda tab: tab[0] == opened)
