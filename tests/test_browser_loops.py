@@ -48,11 +48,11 @@ def _said(key: str, lang: str, **values: Any) -> str:
 
 def where(lang: str, epoch: int, i: int, line: int = 7) -> str:
     """The caption of `line` in step() at round `epoch` of 3 and round `i` of 2 of the inner
-    loop (over `enumerate(data)`: its length is known too)."""
+    loop (over `enumerate(data)`: its length is known too), which calls step() once a round."""
     return " · ".join([_said("after_line", lang, line=line),
                        _said("round_of", lang, name="epoch", round=epoch, of=3),
                        _said("round_of", lang, name="i, (x, y)", round=i, of=2),
-                       _said("in_call", lang, call="step()")])
+                       _said("in_call_nth", lang, call="step()", nth=2 * (epoch - 1) + i)])
 
 
 def _open(page: Any, app_url: str, lang: str, step: int) -> Any:

@@ -613,6 +613,7 @@ def test_a_function_called_in_a_loop_steps_with_the_callers_rounds_and_its_local
     in_f = [s for s in inner(trace) if s.line == 2]
     assert [rounds(s) for s in in_f] == [[(5, "i", r, 4)] for r in range(1, 5)]
     assert all(s.calls == ["f"] and s.within == 5 for s in in_f)
+    assert [s.called for s in in_f] == [1, 2, 3, 4]  # which call of f, over the run
     assert [(s.locals["a"].values, s.locals["b"].values) for s in in_f] == [
         (a, a + 1) for a in range(4)]
     assert all("c" not in s.locals for s in in_f)
@@ -630,6 +631,7 @@ def test_a_function_called_in_a_loop_steps_only_in_the_callers_kept_rounds(code:
     trace = run(code)
     in_callee = [s for s in inner(trace) if s.line == 2]
     assert [s.rounds[-1].round for s in in_callee] == [*range(1, 11), 20, 40]
+    assert [s.called for s in in_callee] == [*range(1, 11), 20, 40]  # counted, stepped or not
 
 
 def test_recursion_names_each_call_and_its_own_locals() -> None:
@@ -639,6 +641,7 @@ def test_recursion_names_each_call_and_its_own_locals() -> None:
     steps = [s for s in inner(trace) if s.line == 4]
     assert [len(s.calls) for s in steps] == [3, 2, 1]
     assert all(set(s.calls) == {"fact"} for s in steps)
+    assert [s.called for s in steps] == [3, 2, 1]  # fact(2) was the third call, fact(4) the first
     assert [(s.locals["n"].values, s.locals["rest"].values) for s in steps] == [
         (2, 1), (3, 2), (4, 6)]
 
@@ -663,6 +666,7 @@ def test_a_method_says_its_class_and_locals() -> None:
     steps = [s for s in inner(trace) if s.line == 8]
     assert [rounds(s) for s in steps] == [[(7, "k", 1, 2)], [(7, "k", 2, 2)]]
     assert all(s.calls == ["Net.forward"] and s.within == 12 for s in steps)
+    assert [s.called for s in steps] == [1, 1]  # two rounds of one call
     assert sorted(steps[0].locals) == ["k", "self", "x"]
     assert steps[1].locals["x"].shape == [2] and steps[1].locals["x"].grad_fn is not None
 

@@ -3,6 +3,8 @@ pure, on steps made by hand as the recorder makes them."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from explorer.record.execute import execute
 from explorer.trace import Step
 from explorer.trace.schema import LastRound, Round
@@ -51,6 +53,13 @@ def test_nested_functions_are_named_outermost_first() -> None:
     inner = step(4, calls=["train", "Net.forward"])
     assert places.details(inner, "en") == "in `train()` › `Net.forward()`"
     assert places.place(inner, "en") == "line 4 · Net.forward()"
+
+
+def test_which_call_of_a_function_a_step_is_in_is_said() -> None:
+    again = replace(step(5, calls=["f"]), called=2)
+    assert places.details(again, "en") == "in `f()`, call 2"
+    assert places.details(again, "zh") == "在 `f()` 的第 2 次调用中"
+    assert places.place(replace(again, called=1234), "en") == "line 5 · f() #1,234"
 
 
 def test_where_the_error_stopped_a_line_is_said_so() -> None:

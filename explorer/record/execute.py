@@ -203,7 +203,8 @@ class _Steps:
             graph=None if graph is None else len(graphs) - 1, within=within,
             rounds=where.rounds or None if where else None,
             calls=where.calls or None if where else None, locals=described,
-            entered=where.entered if where else None, stopped=stopped or None))
+            entered=where.entered if where else None, called=where.called if where else None,
+            stopped=stopped or None))
         self.printed = self.out.tell()
 
 

@@ -29,7 +29,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
-from types import FrameType
+from types import CodeType, FrameType
 from typing import Any, NamedTuple
 
 import torch
@@ -246,12 +246,13 @@ FRESH = _Round(1, 1, True)  # a loop's round where its frame has not said (round
 class Where:
     """Where a line ran: the loops around it, outermost first, each in its round; the
     program's functions it is in, outermost first; the innermost function's frame (None at
-    top level) and the run's clock as that function began."""
+    top level), the run's clock as that function began and which of its calls it is."""
 
     rounds: list[Round]
     calls: list[str]
     frame: FrameType | None
     entered: int | None = None
+    called: int | None = None
 
 
 class Lines:
@@ -284,7 +285,9 @@ class Lines:
         self.failed = 0  # steps that could not be made
         self.paused = 0  # inside a saved tensor's hooks, or once the run is over
         self._rounds: dict[tuple[int, int], _Round] = {}  # (frame, loop) → its round
-        self._entered: dict[int, int] = {}  # a function's frame → the run's clock as it began
+        # a function's frame → the run's clock as it began, and which of its calls it is
+        self._entered: dict[int, tuple[int, int]] = {}
+        self._calls: dict[CodeType, int] = {}  # a function's code → its calls over the run
         self._total: dict[int, int] = {}  # loop → rounds it started over the run
         self._lengths: dict[tuple[int, int], int] = {}  # (frame, loop) → rounds it will run
         self._in_last: set[tuple[int, int]] = set()  # (frame, loop) that began its last round
@@ -339,11 +342,12 @@ class Lines:
 
     def enter(self) -> None:
         """A function of the program's begins: the run's clock then dates what the line that
-        called it made before the call (`Where.entered`)."""
+        called it made before the call (`Where.entered`); and it counts its calls."""
         frame = sys._getframe(1)
         if len(self._entered) > FORGET:
             self._forget(frame)
-        self._entered[id(frame)] = self.now()
+        called = self._calls[frame.f_code] = self._calls.get(frame.f_code, 0) + 1
+        self._entered[id(frame)] = (self.now(), called)
 
     def _forget(self, frame: FrameType) -> None:
         """Drop the rounds and clocks of frames no longer running (a generator paused in a
@@ -461,8 +465,8 @@ class Lines:
             loops = None
             rounds[:0] = [self._round(frame, n) for n in numbers]
         calls.reverse()
-        entered = self._entered.get(id(innermost)) if innermost is not None else None
-        return Where(rounds[-MAX_NESTING:], calls[-MAX_NESTING:], innermost, entered)
+        entered, called = self._entered.get(id(innermost), (None, None))
+        return Where(rounds[-MAX_NESTING:], calls[-MAX_NESTING:], innermost, entered, called)
 
     def _round(self, frame: FrameType, number: int) -> Round:
         key = (id(frame), number)

@@ -315,6 +315,7 @@ class Step(TypedDict):
     # The run's clock (Node.seq) as the innermost of `calls` began: what the line that called
     # it made before is that line's
     entered: Count | None
+    called: Count | None  # which call of the innermost of `calls`, over the run (1: its first)
     stopped: bool | None  # the state where the run's error stopped this line
 
 
@@ -371,6 +372,7 @@ class SentStep(Record, kw_only=True):
     calls: Annotated[list[str], msgspec.Meta(max_length=MAX_NESTING)] | None = None
     locals: dict[str, Variable] | None = None
     entered: Count | None = None
+    called: Count | None = None
     stopped: bool | None = None
 
 

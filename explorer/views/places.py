@@ -23,12 +23,14 @@ def headline(step: Step, lang: str) -> str:
 
 def details(step: Step, lang: str) -> str:
     """The loops' rounds and the functions around the step, as markdown (names in code
-    spans): "`epoch` loop: round 2 of 3 · in `step()`"; "" for a top-level statement."""
+    spans): "`epoch` loop: round 2 of 3 · in `step()`, call 2"; "" for a top-level
+    statement."""
     rounds = [text("round_of" if r.of else "round", lang, name=code_span(r.name),
                    round=r.round, of=r.of) for r in step.rounds or []]
     if step.calls:
         called = " › ".join(code_span(f"{name}()") for name in step.calls)
-        rounds.append(text("in_call", lang, call=called))
+        rounds.append(text("in_call", lang, call=called) if step.called is None else
+                      text("in_call_nth", lang, call=called, nth=step.called))
     return " · ".join(rounds)
 
 
@@ -41,10 +43,12 @@ def rounds_short(rounds: Sequence[Round] | None, lang: str) -> str:
 
 def place(step: Step, lang: str) -> str:
     """A step in few words, as plain text (the slider's label): its line, its loops' rounds
-    and its innermost function: "line 12 · epoch round 2/3 · step()"."""
+    and its innermost function, with which call it is: "line 12 · epoch round 2/3 · step()
+    #2"."""
     parts = [text("line_short", lang, line=step.line), rounds_short(step.rounds, lang)]
     if step.calls:
-        parts.append(f"{_short(step.calls[-1])}()")
+        parts.append(f"{_short(step.calls[-1])}()" + (
+            "" if step.called is None else f" #{step.called:,}"))
     return " · ".join(part for part in parts if part)
 
 
