@@ -90,19 +90,16 @@ def show_graph(view: View, trace: Trace, index: int, lang: str, key: str,
     with where:
         viewer(key, picture, chosen, height, text("graph_title", lang), on_node_change=clicked)
     st.caption(text("graph_help", lang))
-    svg_file, png_file, dot_file, json_file = st.columns(4)
-    svg_file.download_button(text("download_svg", lang), picture, "autograd-graph.svg",
-                             "image/svg+xml", key=f"{key}.svg", width="stretch")
+    files = st.container(horizontal=True)  # as many a row as fit whole, the rest below
+    files.download_button(text("download_svg", lang), picture, "autograd-graph.svg",
+                          "image/svg+xml", key=f"{key}.svg")
     # PNG and JSON are made only when asked for: a big graph's PNG takes a while to draw.
-    png_file.download_button(text("download_png", lang), lambda: png(view.dot),
-                             "autograd-graph.png", "image/png", key=f"{key}.png",
-                             on_click="ignore", width="stretch")
-    dot_file.download_button(text("download_dot", lang), view.dot, "autograd-graph.dot",
-                             "text/vnd.graphviz", key=f"{key}.dot", width="stretch")
-    json_file.download_button(text("download_json", lang), lambda: trace_json(trace),
-                              "trace.json",
-                              "application/json", key=f"{key}.json", on_click="ignore",
-                              width="stretch")
+    files.download_button(text("download_png", lang), lambda: png(view.dot),
+                          "autograd-graph.png", "image/png", key=f"{key}.png", on_click="ignore")
+    files.download_button(text("download_dot", lang), view.dot, "autograd-graph.dot",
+                          "text/vnd.graphviz", key=f"{key}.dot")
+    files.download_button(text("download_json", lang), lambda: trace_json(trace), "trace.json",
+                          "application/json", key=f"{key}.json", on_click="ignore")
     return _inspector(view, trace, index, lang, key)
 
 
@@ -272,10 +269,10 @@ def graph_at_step(page: str, trace: Trace, index: int, lang: str,
         st.session_state.setdefault(key, value)
     roots = st.multiselect(text("roots", lang), list(named), key=f"{page}.roots.{index}",
                            placeholder=text("roots_all", lang))
-    options = st.columns(3)
-    saved = options[0].toggle(text("show_saved", lang), key=f"{page}.saved")
-    attrs = options[1].toggle(text("show_attrs", lang), key=f"{page}.attrs")
-    numbers = options[2].toggle(text("numbers_on_picture", lang), key=f"{page}.values")
+    options = st.container(horizontal=True, gap="medium")  # whole labels, wrapped
+    saved = options.toggle(text("show_saved", lang), key=f"{page}.saved")
+    attrs = options.toggle(text("show_attrs", lang), key=f"{page}.attrs")
+    numbers = options.toggle(text("numbers_on_picture", lang), key=f"{page}.values")
     expand = st.session_state[f"{page}.expand"]
     fold = _fold(page, modules(graph), lang)
     order = _order(page, orders(graph), lang)
