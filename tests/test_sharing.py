@@ -6,6 +6,7 @@ import pytest
 from msgspec.structs import replace
 from streamlit.testing.v1 import AppTest
 
+from explorer.content.i18n import text
 from explorer.pool.worker import WorkerPool
 from explorer.trace import Trace, Variables
 from explorer.views.sharing import (
@@ -235,3 +236,24 @@ def test_the_error_preset_shows_pytorchs_message_and_the_last_good_step() -> Non
     assert at.error[0].value == "第 6 行出现 RuntimeError"
     assert any("Can't call numpy() on Tensor that requires grad" in c.value for c in at.code)
     assert at.success[0].value.startswith("**共享内存**")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_step_that_changes_another_pair_says_so_and_shows_it_at_a_click(lang: str) -> None:
+    at = _numpy_page(lang)
+    at.session_state["numpy.code"] = (
+        "t = torch.arange(4.0)\na = t.numpy()\na[0] = 10.0\nb = np.array([1.0, 2.0, 3.0])\n"
+        "u = torch.from_numpy(b)\nu += 1\nprint(t, a)\n")
+    _run(at)
+    assert [at.session_state[f"numpy.{side}"] for side in ("left", "right")] == ["t", "a"]
+    assert not [i for i in at.info if "`u`" in i.value]  # a step that changed t and a
+    lines = [s.line for s in at.session_state["numpy.trace"].steps]
+    at.session_state["numpy.step"] = lines.index(6) + 1  # u += 1: b changes with it
+    at.run()
+    names = text("names_separator", lang).join(["`b`", "`u`"])  # in the program's order
+    assert text("numpy_elsewhere", lang, names=names) in [i.value for i in at.info]
+    at.button(key="numpy.moved").click().run()
+    assert [at.selectbox(key=f"numpy.{side}.widget").value for side in ("left", "right")] == [
+        "b", "u"]
+    assert at.success[0].value.startswith(f"**{text('numpy_shares', lang)}**")
+    assert not [i for i in at.info if "`u`" in i.value]

@@ -21,6 +21,7 @@ from explorer.views.sharing import (
     Cell,
     array_names,
     cells,
+    changed_pair,
     default_pair,
     is_array,
     last_change,
@@ -78,6 +79,9 @@ def pair_view(page: str, trace: Trace, code: str, lang: str) -> None:
     pair = [_chosen(page, side, names) for side in SIDES]
     for side, name in zip(SIDES, pair, strict=True):
         keep(side, name)
+    moved = changed_pair(step.variables, before)
+    if moved is not None and not set(moved) & set(pair):
+        _elsewhere(page, moved, lang)
     a, b = (step.variables.get(name) for name in pair)
     if is_array(a) and is_array(b):
         _verdict(pair, a, b, lang)
@@ -92,6 +96,19 @@ def pair_view(page: str, trace: Trace, code: str, lang: str) -> None:
     if output:
         st.markdown(f"**{text('output', lang)}**")
         st.code(output, language=None)
+
+
+def _elsewhere(page: str, moved: tuple[str, str | None], lang: str) -> None:
+    """The step changed none of the pair shown: what it changed, and a button to show that."""
+    left, right = moved
+    names = text("names_separator", lang).join(code_span(n) for n in moved if n)
+    st.info(text("numpy_elsewhere", lang, names=names),
+            icon=":material/swap_horiz:")
+    st.button(text("numpy_compare", lang, left=left, right=right) if right else
+              text("numpy_show", lang, left=left), key=f"{page}.moved",
+              on_click=lambda: st.session_state.update(
+                  {f"{page}.left": left, f"{page}.right": right or st.session_state[
+                      f"{page}.right"]}))
 
 
 def _chosen(page: str, side: str, names: list[str]) -> str | None:

@@ -85,6 +85,20 @@ def variable_changes(now: Variable | None, before: Variable | None) -> set[Cell]
     return changed_cells(now.values, before.values if same else None)
 
 
+def changed_pair(now: Variables, before: Variables) -> tuple[str, str | None] | None:
+    """The tensors and arrays a step changed, as a pair to compare: the first it changed, and
+    one sharing its memory (a write through either shows in both), else the next it changed;
+    None if it changed none."""
+    changed = [name for name, info in now.items()
+               if info is not before.get(name) and variable_changes(info, before.get(name))]
+    if not changed:
+        return None
+    first = now[changed[0]]
+    sharing = [name for name, info in now.items()
+               if name != changed[0] and is_array(info) and shares_memory(first, info)]
+    return changed[0], next(iter(sharing or changed[1:]), None)
+
+
 def array_names(trace: Trace) -> list[str]:
     """Names that hold a tensor or an array at some step, in order of first appearance."""
     names: dict[str, None] = {}
