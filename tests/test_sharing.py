@@ -9,11 +9,13 @@ from streamlit.testing.v1 import AppTest
 from explorer.content.i18n import text
 from explorer.pool.worker import WorkerPool
 from explorer.trace import Trace, Variables
+from explorer.trace.schema import Variable
 from explorer.views.sharing import (
     PRESETS,
     array_names,
     cells,
     changed_cells,
+    changed_pair,
     default_pair,
     last_change,
     preset,
@@ -257,3 +259,21 @@ def test_a_step_that_changes_another_pair_says_so_and_shows_it_at_a_click(lang: 
         "b", "u"]
     assert at.success[0].value.startswith(f"**{text('numpy_shares', lang)}**")
     assert not [i for i in at.info if "`u`" in i.value]
+
+
+def test_what_a_step_changed_is_told_as_its_cells_tell_it() -> None:
+    base = {"shape": [2], "dtype": "float32", "device": "cpu", "numel": 2, "truncated": False}
+    t = Variable(kind="tensor", values=[1.0, 2.0], data_ptr=64, memory=[64, 72], **base)
+    a = Variable(kind="ndarray", values=[1.0, 2.0], data_ptr=64, memory=[64, 72], **base)
+    c = Variable(kind="tensor", values=[1.0, 2.0], data_ptr=128, memory=[128, 136], **base)
+    same = Variable(kind="tensor", values=[1.0, 2.0], data_ptr=64, memory=[64, 72], **base)
+    empty = Variable(kind="tensor", values=[], data_ptr=0, memory=[0, 0],
+                     **base | {"shape": [0], "numel": 0})
+    before = {"t": t, "a": a, "c": c}
+    for now, pair in [({"t": same, "a": a, "c": c}, None),  # an equal tensor: nothing changed
+                      ({"t": t, "a": a, "c": c, "e": empty}, None),  # no cells to change
+                      ({"t": t, "a": a, "c": replace(c, values=[1.0, 5.0])}, ("c", None)),
+                      ({"t": replace(t, values=[3.0, 2.0]), "a": replace(a, values=[3.0, 2.0]),
+                        "c": c}, ("t", "a"))]:  # shared memory: both, paired
+        assert changed_pair(now, before) == pair
+        assert bool(pair) == any(variable_changes(now[n], before.get(n)) for n in now)

@@ -28,8 +28,9 @@ MAX_PARTS = 16  # parts of one note (what thinning took: 8 levels; lines not rec
 MAX_VALUES = 8  # numbers of one note or part
 MAX_NUMBER = 10**15  # of a note's numbers
 
-MAX_COUNT = 2**63 - 1  # no count, size, address or shape's elements of a run's is larger:
-# PyTorch and NumPy count them in int64
+# A run's counts, sizes and addresses, and the elements of a shape, fit in an int64, as
+# PyTorch's and NumPy's do.
+MAX_COUNT = 2**63 - 1
 
 Count = Annotated[int, msgspec.Meta(ge=0, le=MAX_COUNT)]
 Dims = Annotated[list[Count], msgspec.Meta(max_length=MAX_DIMS)]

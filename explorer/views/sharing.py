@@ -90,13 +90,21 @@ def changed_pair(now: Variables, before: Variables) -> tuple[str, str | None] | 
     one sharing its memory (a write through either shows in both), else the next it changed;
     None if it changed none."""
     changed = [name for name, info in now.items()
-               if info is not before.get(name) and variable_changes(info, before.get(name))]
+               if info is not before.get(name) and _changed(info, before.get(name))]
     if not changed:
         return None
     first = now[changed[0]]
     sharing = [name for name, info in now.items()
                if name != changed[0] and is_array(info) and shares_memory(first, info)]
     return changed[0], next(iter(sharing or changed[1:]), None)
+
+
+def _changed(now: Variable, before: Variable | None) -> bool:
+    """Whether `variable_changes` has cells, told by comparing the lists whole: a step may
+    bring a thousand variables, each of thousands of values, at every rerun."""
+    if not is_array(now) or now.values == []:
+        return False
+    return not (is_array(before) and before.shape == now.shape and before.values == now.values)
 
 
 def array_names(trace: Trace) -> list[str]:
