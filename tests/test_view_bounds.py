@@ -18,7 +18,7 @@ from explorer.views.carried import alive
 from explorer.views.graph_page import statement_added
 from explorer.views.present import summed
 from explorer.views.scene import scene
-from explorer.views.sharing import changed_cells, last_change
+from explorer.views.sharing import changed_cells, changed_pair, last_change
 from explorer.views.timeline import timeline
 from tests.forged import forged, gradient
 
@@ -163,6 +163,23 @@ def test_a_pair_unchanged_for_thousands_of_steps_is_compared_once() -> None:
     trace = Trace.from_dict(forged(steps=steps, variables={"a": None, "b": None}))
     assert isinstance(trace.steps[-1].variables["a"].values, list)
     assert timed(lambda: last_change(trace, "a", "b")) == 0
+
+
+def test_what_a_step_of_a_thousand_new_arrays_changed_is_told_without_their_cells() -> None:
+    """The NumPy page asks at each rerun what the step shown changed: a step may bring 1,000
+    variables of 3,999 values each, and building their cells took seconds."""
+    count, names = 3_999, 1_000
+    array = {"kind": "tensor", "shape": [count], "dtype": "torch.float32", "device": "cpu",
+             "requires_grad": False, "is_leaf": True, "numel": count, "truncated": False,
+             "values": [0.0] * count}
+    at = [{f"v{k}": array | {"memory": [8 * k * count, 8 * k * count + 4 * count],
+                             "data_ptr": 8 * k * count, "values": [float(n)] * count}
+           for k in range(names)} for n in (1, 2)]
+    trace = Trace.from_dict(forged(steps=[step(None, variables=v) for v in at]))
+    first, second = (s.variables for s in trace.steps)
+    assert timed(lambda: changed_pair(first, {})) == ("v0", "v1")
+    assert timed(lambda: changed_pair(second, first)) == ("v0", "v1")
+    assert timed(lambda: changed_pair(second, second)) is None
 
 
 def test_cells_ragged_differently_all_count_as_changed() -> None:
