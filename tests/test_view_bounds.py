@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from explorer.trace import Trace
+from explorer.trace import Trace, graph_view
 from explorer.trace.check import MAX_MODULE
 from explorer.trace.graph_view import modules, node_lines, view
 from explorer.trace.schema import MAX_NESTING, Gradient
@@ -199,3 +199,13 @@ def test_a_program_too_deep_to_write_back_has_no_gradient_check() -> None:
     """`ast.unparse` of a base 1,000 terms deep recursed past the limit on every page."""
     code = "class G(" + "+".join(["0"] * 1_000) + "):\n    pass\n"
     assert custom.gradient_checks(code) == ([], "")
+
+
+def test_long_labels_are_quoted_each_time_not_kept_for_every_session() -> None:
+    # The quoting of 65,536 labels of 2,000 Chinese characters, remembered, held 517 MB.
+    before = graph_view._remembered.cache_info().currsize
+    long = ["字" * 1_995 + str(k) for k in range(100)]
+    assert [graph_view._quote(t) for t in long] == [graph_view._quoted(t) for t in long]
+    assert graph_view._remembered.cache_info().currsize == before
+    graph_view._quote("n12")
+    assert graph_view._remembered.cache_info().currsize <= before + 1  # ids: remembered
