@@ -176,6 +176,7 @@ def test_the_backward_page_replays_the_seed_pass_step_by_step() -> None:
     assert "5. `AccumulateGrad`" in _text(at)
     assert "step 5 of 5: AccumulateGrad" in at.get("plotly_chart")[0].proto.spec
     assert "added into the leaf's .grad" in _text(at)
+    assert text("sent_captured", "en") not in _text(at)  # backward() runs AccumulateGrad
     assert at.table[0].value.iloc[0][".grad"] == "`[[4.5000, 4.5000], [4.5000, 4.5000]]`"
 
 
@@ -225,6 +226,7 @@ def test_the_vjp_of_autograd_grad_is_said_to_be_returned_not_added_to_a_grad() -
     assert text("returned_grads", "en") not in shown  # the engine has not ended yet
     at.button(key="backward.replay.1.last").click().run()
     assert text("returned_grads", "en") in _text(at)
+    assert f"→ AccumulateGrad{text('sent_captured', 'en')}" in _text(at)  # x's: never run
     assert [dict(row) for _, row in at.table[-1].value.iterrows()] == [
         {"input": "x", "gradient": "`[0.4000, 4.0000, 8.0000]`"}]
 
@@ -245,6 +247,19 @@ def test_a_table_of_numbers_sorts_them_as_numbers_and_shows_them_as_print_does()
     # As print(w) writes them: tensor([[ 1.0000e+01,  2.5000e+00], …])
     assert _shown(frame) == [["1.0000e+01", "2.5000e+00"], ["9.0000e+00", "1.0000e+02"],
                              ["1.0000e-03", "-3.0000e+00"]]
+
+
+def test_a_functions_locals_are_marked_changed_against_the_same_call() -> None:
+    # Back in fact(2.0, 1) once fact(2.0, 0) returned: the step before was the inner call's,
+    # whose n and m differed from this call's.
+    at = _run(_playground(), "def fact(t, n):\n    m = n - 1\n    if n == 0:\n        return t\n"
+                             "    r = fact(t, m) * n\n    return r\n\ny = fact(2.0, 3)\n")
+    steps = at.session_state["playground.trace"].steps
+    back = next(k for k, s in enumerate(steps) if s.line == 5 and s.called == 3)
+    assert steps[back - 1].called == 4  # the step before: inside the inner call
+    at.session_state["playground.step"] = back + 1
+    at.run()
+    assert list(at.table[-1].value["name"]) == ["t", "n", "m", "● r"]  # r alone is new here
 
 
 def test_ragged_values_are_shown_as_nested_lists() -> None:

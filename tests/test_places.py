@@ -62,6 +62,15 @@ def test_which_call_of_a_function_a_step_is_in_is_said() -> None:
     assert places.place(replace(again, called=1234), "en") == "line 5 · f() #1,234"
 
 
+def test_a_calls_step_before_is_found_past_the_calls_it_made() -> None:
+    outer, inner = (replace(step(4, calls=["f"] * depth), called=called)
+                    for depth, called in ((1, 1), (2, 2)))
+    steps = [step(7), outer, inner, replace(inner, line=5), replace(outer, line=5)]
+    assert places.in_frame_before(steps, 4) is outer  # not the inner call's line 5
+    assert places.in_frame_before(steps, 2) is None  # the inner call's first step
+    assert places.in_frame_before(steps, 0) is None  # top level: none before
+
+
 def test_where_the_error_stopped_a_line_is_said_so() -> None:
     stopped = step(21, ("j", 1, 2), stopped=True)
     assert places.headline(stopped, "en") == "State where the error stopped line 21"

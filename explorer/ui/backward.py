@@ -225,7 +225,11 @@ def _engine_panel(call: Call, graph: Graph, index: int, lang: str,
             st.markdown(f"**{text('sent', lang)}**")
             passed = [grad for grad in step.grad_inputs if grad]
             for grad in passed[:SHOWN]:
-                st.caption(f"→ {_name(nodes.get(grad.to), grad.to)}")
+                target = nodes.get(grad.to)
+                captured = call.kind == "grad" and target is not None and (
+                    target.name == "AccumulateGrad")  # grad() returns it: the node never runs
+                st.caption(f"→ {_name(target, grad.to)}" + (
+                    text("sent_captured", lang) if captured else ""))
                 _gradient(grad, lang)
             _more(len(passed) - SHOWN, lang)
             if step.raised:

@@ -29,6 +29,7 @@ from explorer.views.present import kept, statement, variable_rows
 from explorer.views.scene import Scene, scene
 
 SPEEDS = {"slow": 1.5, "normal": 0.8, "fast": 0.3}  # seconds a step stays when playing
+CHAR_PX, CELL_PX = 7, 26  # a table's digit and its cell's padding, in pixels
 KEYS = {"back": "Left", "forward": "Right"}  # keyboard shortcuts of a player's controls
 # The variables table's headers in the learner's language; the others are PyTorch's names.
 HEADERS = {"name": "col_name", "type": "col_type", "value": "col_value",
@@ -205,8 +206,9 @@ def show_trace(page: str, trace: Trace, code: str, lang: str, below: Any = None)
         after_line(page, step, lang)
         st.code(statement(code, step.line, step.end_line), language="python")
         before = trace.steps[index - 1] if index else None
+        frame = places.in_frame_before(trace.steps, index) if step.calls else None
         with below or st.container():  # the table wants the page's width
-            _variables(step, before, lang, page)
+            _variables(step, before, frame, lang, page)
         output = "".join(s.output for s in trace.steps[: index + 1])
         with below or st.container():
             st.markdown(f"**{text('output', lang)}**")
@@ -275,17 +277,17 @@ def _scene(found: Scene, code: str, lang: str, shown: int | None = None) -> None
             st.code(statement(code, found.line, found.line), language="python")
 
 
-def _variables(step: Step, before: Step | None, lang: str, page: str) -> None:
+def _variables(step: Step, before: Step | None, frame: Step | None, lang: str,
+               page: str) -> None:
     """The program's variables at `step` (● what changed since `before`), then, in a
-    function, its local variables (Python Tutor's frames); then a variable to look inside (a
-    local one hides a global one of its name, as in Python)."""
+    function, its local variables (Python Tutor's frames: ● what changed since `frame`, the
+    call's step before); then a variable to look inside (a local one hides a global one of
+    its name, as in Python)."""
     shown = _table(variable_rows(step.variables, before.variables if before else {}, lang),
                    lang)
     if step.calls and step.locals is not None:
         st.markdown(f"**{text('locals_of', lang, call=code_span(f'{step.calls[-1]}()'))}**")
-        same = before is not None and before.calls == step.calls
-        shown |= _table(variable_rows(step.locals, (before.locals or {}) if same else {},
-                                      lang), lang)
+        shown |= _table(variable_rows(step.locals, (frame and frame.locals) or {}, lang), lang)
     if not shown:
         return
     st.caption(f"● {text('changed', lang)}")
@@ -335,4 +337,9 @@ def number_table(rows: list[list[Any]], dtype: str | None = None, **options: Any
     table = pandas.DataFrame([[parsed(v) for v in row] for row in rows])
     if any(kind == "c" for kind in table.dtypes.map(lambda d: d.kind)):
         table = table.map(write)  # Arrow holds no complex numbers: these sort as text
-    st.dataframe(table.style.format(write), **options)
+    # Each column as wide as its longest number: a narrow place scrolls the table sideways,
+    # where columns it shrank cut a number's sign and first digits off.
+    widths = [max(len(write(v)) for v in column) for column in zip(*rows, strict=True)]
+    st.dataframe(table.style.format(write), column_config={
+        str(k): st.column_config.Column(width=CHAR_PX * wide + CELL_PX)
+        for k, wide in enumerate(widths)}, **options)

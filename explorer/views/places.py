@@ -60,6 +60,14 @@ def unstepped(last: LastRound, steps: Sequence[Step], lang: str) -> str:
     return text(key, lang, loop=code_span(last.name), line=last.line, rounds=last.round)
 
 
+def in_frame_before(steps: Sequence[Step], index: int) -> Step | None:
+    """The last step before step `index` in the same call of the same function (its locals
+    are the ones step `index`'s changed); None where it is the call's first."""
+    now = steps[index]
+    return next((step for step in reversed(steps[:index])
+                 if step.calls == now.calls and step.called == now.called), None)
+
+
 def raised_in(steps: Sequence[Step], line: int) -> bool:
     """Whether the run's error stopped a line inside the loop at `line` (in any of its
     frames)."""
