@@ -106,3 +106,10 @@ def test_curves_hold_positive_finite_values_only() -> None:
     assert (drawn.losses[0].calls, drawn.undrawn) == ([1], 3)
     assert drawn.norms[0].calls == [1, 3, 4]
     assert log_ticks(float("inf"), float("inf")) == []
+
+
+def test_an_end_is_labelled_only_as_far_from_a_label_as_their_spacing_allows() -> None:
+    # Across 32 decades labelled every 4th, 3.2×10² stood on 10³; across 10, 4.4×10¹² on 10¹².
+    assert _labels(324, 5.5e34) == ["1000", "10⁷", "10¹¹", "10¹⁵", "10¹⁹", "10²³", "10²⁷",
+                                    "10³¹", "5.5×10³⁴"]
+    assert _labels(81, 4.4e12)[-1] == "10¹²"

@@ -11,6 +11,7 @@ import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from html import escape
+from itertools import pairwise
 from statistics import fmean
 
 import plotly.graph_objects as go
@@ -240,9 +241,9 @@ def log_ticks(low: float, high: float) -> list[tuple[int, int]]:
     """Where a log axis over values `low`..`high` is labelled, as (m, k) for m × 10^k: the
     powers of ten among them; where fewer than two, 1, 2 and 5 times them; else every
     digit times them; else nowhere (a range that narrow plotly labels in full itself). An end
-    of the values far (EDGE) from the nearest label is labelled too, to two digits (values
-    up to 7.5 were labelled no higher than 1). Never plotly's own labels of a wider range,
-    which write 0.02 as `2`."""
+    of the values far from the nearest label (EDGE, and a third of the labels' spacing) is
+    labelled too, to two digits (values up to 7.5 were labelled no higher than 1). Never
+    plotly's own labels of a wider range, which write 0.02 as `2`."""
     low, high = (min(max(end, 1e-300), 1e300) for end in (low, high))  # m × 10^k: a float
     bottom, top = math.floor(math.log10(low)), math.ceil(math.log10(high))
     for digits in ((1,), (1, 2, 5), range(1, 10)):
@@ -250,9 +251,13 @@ def log_ticks(low: float, high: float) -> list[tuple[int, int]]:
                  if low <= m * 10.0 ** k <= high]
         if len(ticks) >= 2:
             ticks = ticks[::math.ceil(len(ticks) / MOST_TICKS)]
-            if ticks[-1][0] * 10.0 ** ticks[-1][1] * EDGE < high:
+            at = [math.log10(m * 10.0 ** k) for m, k in ticks]
+            # far: past EDGE, and a third of the labels' spacing (on an axis of 30 decades
+            # labelled every 4th, 320 stood on 1000)
+            far = max(math.log10(EDGE), min(b - a for a, b in pairwise(at)) / 3)
+            if math.log10(high) - at[-1] > far:
                 ticks.append(_two_digits(high, math.floor))
-            if ticks[0][0] * 10.0 ** ticks[0][1] > low * EDGE:
+            if at[0] - math.log10(low) > far:
                 ticks.insert(0, _two_digits(low, math.ceil))
             return ticks
     return []
