@@ -266,6 +266,14 @@ def _more(count: int, lang: str) -> None:
         st.caption(text("gradients_more", lang, count=count))
 
 
+def _delivered(call: Call, nodes: dict[str, Node]) -> list[tuple[str, Gradient | None]]:
+    """What backward() delivered to each leaf's AccumulateGrad, by the leaf's names."""
+    names = {g.node: plain(" = ".join(g.names)) if g.names else _name(nodes.get(g.leaf), g.leaf)
+             for g in call.leaf_grads}
+    return [(names.get(s.node) or plain(s.node), s.grad_outputs[0] if s.grad_outputs else None)
+            for s in call.steps if s.name == "AccumulateGrad"]
+
+
 def _returned(call: Call, nodes: dict[str, Node]) -> list[tuple[str, Gradient | None]]:
     """What grad() returned, by the program's names for each input."""
     return [(plain(" = ".join(r.names)) if r.names else _name(nodes.get(r.input), r.input),
@@ -316,13 +324,9 @@ def _vjp(call: Call, graph: Graph, lang: str) -> None:
     st.markdown(f"#### {text('vjp_title', lang)}")
     st.caption(text("vjp_explain_grad" if call.kind == "grad" else "vjp_explain", lang))
     nodes = {n.id: n for n in graph.nodes}
-    names = {g.node: plain(" = ".join(g.names)) if g.names else _name(nodes.get(g.leaf), g.leaf)
-             for g in call.leaf_grads}
-    results = ([(text("vjp_returned", lang, leaf=name), g) for name, g in _returned(call, nodes)]
-               if call.kind == "grad" else
-               [(text("vjp_result", lang, leaf=names.get(s.node) or plain(s.node)),
-                 s.grad_outputs[0] if s.grad_outputs else None)
-                for s in call.steps if s.name == "AccumulateGrad"])
+    returned = call.kind == "grad"
+    results = [(text("vjp_returned" if returned else "vjp_result", lang, leaf=name), grad)
+               for name, grad in (_returned if returned else _delivered)(call, nodes)]
     columns = st.columns(1 + min(len(results), COLUMNS))
     columns[0].markdown("**v**")
     with columns[0]:
