@@ -48,11 +48,13 @@ def _said(key: str, lang: str, **values: Any) -> str:
 
 def where(lang: str, epoch: int, i: int, line: int = 7) -> str:
     """The caption of `line` in step() at round `epoch` of 3 and round `i` of 2 of the inner
-    loop (over `enumerate(data)`: its length is known too), which calls step() once a round."""
+    loop (over `enumerate(data)`: its length is known too), which calls step() once a round,
+    from line 12."""
     return " · ".join([_said("after_line", lang, line=line),
                        _said("round_of", lang, name="epoch", round=epoch, of=3),
                        _said("round_of", lang, name="i, (x, y)", round=i, of=2),
-                       _said("in_call_nth", lang, call="step()", nth=2 * (epoch - 1) + i)])
+                       _said("in_call_nth", lang, call="step()", nth=2 * (epoch - 1) + i)
+                       + _said("from_line", lang, line=12)])
 
 
 def _open(page: Any, app_url: str, lang: str, step: int) -> Any:
@@ -68,6 +70,7 @@ def test_a_learner_steps_inside_a_loop_and_a_function(page: Any, app_url: str) -
     caption = _open(page, app_url, "en", 6)  # line 7, in step(), the first rounds
     expect(caption).to_have_text(where("en", 1, 1))
     expect(page.locator(".cm-step-line")).to_have_text("    loss = (pred - y) ** 2")
+    expect(page.locator(".cm-call-line")).to_have_text("        loss = step(x, y)")  # its call
     # Beside the editor too: the marked line's rounds.
     beside = page.locator("[data-testid='stCaptionContainer']").filter(
         has_text="line 7 · " + where("en", 1, 1).split(" · ", 1)[1])
@@ -96,6 +99,7 @@ def test_a_learner_steps_inside_a_loop_and_a_function(page: Any, app_url: str) -
     toggle.click(force=True)
     expect(page.get_by_text("State after line 10", exact=True)).to_be_visible()
     expect(page.locator(".cm-step-line").first).to_have_text("for epoch in range(3):")
+    expect(page.locator(".cm-call-line")).to_have_count(0)  # a top-level statement: no call
     expect(on).to_be_disabled()
     expect(tables).to_have_count(1)  # no function's frame
     page.get_by_role("button", name=text("back", "en")).click()

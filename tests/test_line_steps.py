@@ -614,11 +614,12 @@ def test_a_function_called_in_a_loop_steps_with_the_callers_rounds_and_its_local
     assert [rounds(s) for s in in_f] == [[(5, "i", r, 4)] for r in range(1, 5)]
     assert all(s.calls == ["f"] and s.within == 5 for s in in_f)
     assert [s.called for s in in_f] == [1, 2, 3, 4]  # which call of f, over the run
+    assert all(s.calling == [6] for s in in_f)  # the line that called it
     assert [(s.locals["a"].values, s.locals["b"].values) for s in in_f] == [
         (a, a + 1) for a in range(4)]
     assert all("c" not in s.locals for s in in_f)
     after = [s for s in inner(trace) if s.line == 6]
-    assert after[0].locals is None and after[0].calls is None
+    assert after[0].locals is None and after[0].calls is None and after[0].calling is None
     assert after[-1].variables["c"].values == 4
 
 
@@ -642,6 +643,7 @@ def test_recursion_names_each_call_and_its_own_locals() -> None:
     assert [len(s.calls) for s in steps] == [3, 2, 1]
     assert all(set(s.calls) == {"fact"} for s in steps)
     assert [s.called for s in steps] == [3, 2, 1]  # fact(2) was the third call, fact(4) the first
+    assert [s.calling for s in steps] == [[8, 4, 4], [8, 4], [8]]  # each frame around it at
     assert [(s.locals["n"].values, s.locals["rest"].values) for s in steps] == [
         (2, 1), (3, 2), (4, 6)]
 
@@ -653,6 +655,9 @@ def test_deep_recursion_tells_the_innermost_calls_and_stays_valid() -> None:
     assert trace.ok and trace.stdout == "400\n"
     deepest = max(inner(trace), key=lambda s: len(s.calls or []))
     assert len(deepest.calls) == MAX_NESTING and len(deepest.rounds) <= MAX_NESTING
+    # The lines of the innermost frames around each step, as many as `calls` names at most.
+    assert all(len(s.calling or ()) <= MAX_NESTING for s in inner(trace))
+    assert deepest.calling == [9] + [6] * (MAX_NESTING - 1)  # 16 calls deep: print(down(400))
     assert len(inner(trace)) <= Limits().line_steps
     round_trips(trace)
 

@@ -62,6 +62,13 @@ def test_which_call_of_a_function_a_step_is_in_is_said() -> None:
     assert places.place(replace(again, called=1234), "en") == "line 5 · f() #1,234"
 
 
+def test_the_line_that_called_a_function_is_said() -> None:
+    nested = replace(step(5, calls=["g", "f"]), called=3, calling=[12, 8])
+    assert places.details(nested, "en") == "in `g()` › `f()`, call 3, from line 8"
+    assert places.details(nested, "zh") == "在 `g()` › `f()` 的第 3 次调用中（由第 8 行调用）"
+    assert places.details(replace(nested, called=None), "en") == "in `g()` › `f()`, from line 8"
+
+
 def test_a_calls_step_before_is_found_past_the_calls_it_made() -> None:
     outer, inner = (replace(step(4, calls=["f"] * depth), called=called)
                     for depth, called in ((1, 1), (2, 2)))

@@ -69,7 +69,7 @@ def test_a_lambda_made_before_and_called_in_a_loop_stops_in_the_loops_round(
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_pages_open_at_the_state_where_the_error_stopped_with_its_round(lang: str) -> None:
     where = places.details(Step(4, 4, "", {}, rounds=[Round(line=6, name="i", round=2, of=3)],
-                                calls=["scaled"], called=2), lang)  # its call in round 2
+                                calls=["scaled"], called=2, calling=[7]), lang)  # round 2
     for at in (_run(_playground(lang), CALLED_FROM_LOOP), _graph(CALLED_FROM_LOOP, lang)):
         said = _text(at)
         assert text("stopped_where", lang, where=where) in said  # in the error's panel

@@ -204,7 +204,7 @@ class _Steps:
             rounds=where.rounds or None if where else None,
             calls=where.calls or None if where else None, locals=described,
             entered=where.entered if where else None, called=where.called if where else None,
-            stopped=stopped or None))
+            calling=where.calling or None if where else None, stopped=stopped or None))
         self.printed = self.out.tell()
 
 

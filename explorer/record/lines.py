@@ -245,14 +245,16 @@ FRESH = _Round(1, 1, True)  # a loop's round where its frame has not said (round
 @dataclass(frozen=True)
 class Where:
     """Where a line ran: the loops around it, outermost first, each in its round; the
-    program's functions it is in, outermost first; the innermost function's frame (None at
-    top level), the run's clock as that function began and which of its calls it is."""
+    program's functions it is in, outermost first, and the lines its frames around it are at
+    (the calls that led to it); the innermost function's frame (None at top level), the run's
+    clock as that function began and which of its calls it is."""
 
     rounds: list[Round]
     calls: list[str]
     frame: FrameType | None
     entered: int | None = None
     called: int | None = None
+    calling: list[int] = field(default_factory=list)
 
 
 class Lines:
@@ -465,8 +467,10 @@ class Lines:
             loops = None
             rounds[:0] = [self._round(frame, n) for n in numbers]
         calls.reverse()
+        calling = [line for _, line in reversed(frames[1:])]
         entered, called = self._entered.get(id(innermost), (None, None))
-        return Where(rounds[-MAX_NESTING:], calls[-MAX_NESTING:], innermost, entered, called)
+        return Where(rounds[-MAX_NESTING:], calls[-MAX_NESTING:], innermost, entered, called,
+                     calling[-MAX_NESTING:])
 
     def _round(self, frame: FrameType, number: int) -> Round:
         key = (id(frame), number)

@@ -40,6 +40,7 @@ class Step:
     locals: Variables | None = None  # the innermost function's variables
     entered: int | None = None  # the run's clock as the innermost of `calls` began
     called: int | None = None  # which call of the innermost of `calls`, over the run (1: first)
+    calling: list[int] | None = None  # the lines its frames around it are at, outermost first
     stopped: bool | None = None
 
     @property
@@ -131,7 +132,7 @@ class Trace:
             steps=[Step(line=s.line, end_line=s.end_line, output=s.output,
                         variables=s.variables, graph=s.graph, within=s.within,
                         rounds=s.rounds, calls=s.calls, locals=s.locals, entered=s.entered,
-                        called=s.called, stopped=s.stopped)
+                        called=s.called, calling=s.calling, stopped=s.stopped)
                    for s in answer.steps],
             graphs=answer.graphs,  # made Graphs by the check
             backward=answer.backward, library=answer.library, unstepped=answer.unstepped,

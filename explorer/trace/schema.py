@@ -317,6 +317,8 @@ class Step(TypedDict):
     # it made before is that line's
     entered: Count | None
     called: Count | None  # which call of the innermost of `calls`, over the run (1: its first)
+    # The lines its frames around it are at, outermost first: the last called its function
+    calling: list[Count] | None
     stopped: bool | None  # the state where the run's error stopped this line
 
 
@@ -374,6 +376,7 @@ class SentStep(Record, kw_only=True):
     locals: dict[str, Variable] | None = None
     entered: Count | None = None
     called: Count | None = None
+    calling: Annotated[list[Count], msgspec.Meta(max_length=MAX_NESTING)] | None = None
     stopped: bool | None = None
 
 

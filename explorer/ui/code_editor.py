@@ -34,8 +34,9 @@ _EDITOR = st.components.v2.component(
 
 def code_editor(key: str, code: str, label: str, *, step: tuple[int, int] | None,
                 error: dict[str, Any] | None, on_edit: Callable[[str], None],
-                on_run: Callable[[str], None]) -> None:
-    """Show `code` with `step` (first and last line) and `error` ({line, message}) marked;
+                on_run: Callable[[str], None], calling: tuple[int, ...] = ()) -> None:
+    """Show `code` with `step` (first and last line), the `calling` lines (the calls that led
+    to it, marked lighter) and `error` ({line, message}) marked;
     `on_edit` gets the edited program, `on_run` the program to run now: each only if all the
     browser sent is what it may send (`_checked`)."""
     def arrived(name: str, then: Callable[[str], None]) -> Callable[[], None]:
@@ -50,7 +51,8 @@ def code_editor(key: str, code: str, label: str, *, step: tuple[int, int] | None
     if refused:
         st.error(refused, icon=":material/block:")
     _LIBRARY(key="editor.library")  # the same message on every page
-    _EDITOR(key=key, data={"code": code, "label": label, "step": step, "error": error},
+    _EDITOR(key=key, data={"code": code, "label": label, "step": step, "error": error,
+                                    "calling": list(calling)},
             on_code_change=arrived("code", on_edit), on_run_change=arrived("run", on_run))
 
 

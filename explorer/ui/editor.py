@@ -103,15 +103,17 @@ def _marks(name: str) -> dict[str, Any]:
     """What the editor marks of the page's last run, while it shows that run's program: the
     lines the page marked as it drew this run (explorer.ui.steps.mark: the step its caption
     names, the node chosen, the node the backward replay is about; none where they were not
-    stepped), else those of the last step; and the error's line with its message."""
+    stepped), else those of the last step, with the lines that called its function; and the
+    error's line with its message."""
     trace: Trace | None = st.session_state.get(f"{name}.trace")
     if trace is None or st.session_state.get(f"{name}.ran") != st.session_state[f"{name}.code"]:
         return {"step": None, "error": None}
     shown = trace.step_at(len(trace.steps) - 1)
     marked = f"{name}.marked"  # None there: the page marks no line (one not stepped)
     step = st.session_state.get(marked, (shown.line, shown.end_line) if shown else None)
+    calling = st.session_state.get(f"{name}.calling", (shown.calling or ()) if shown else ())
     error = trace.error if trace.error and trace.error.line else None
-    return {"step": step,
+    return {"step": step, "calling": calling,
             "error": error and {"line": error.line,
                                 "message": cut(f"{error.type}: {error.message}", 300)}}
 

@@ -168,13 +168,15 @@ def pause(key: str) -> None:
     st.session_state[f"{key}.playing"] = False
 
 
-def mark(page: str, lines: tuple[int, int] | None, where: str = "") -> None:
+def mark(page: str, lines: tuple[int, int] | None, where: str = "",
+         calling: Sequence[int] = ()) -> None:
     """The lines (first, last) page `page`'s editor marks in this run, decided where the page
-    draws what they belong to, and `where` they ran (the loops' rounds, the function: markdown,
-    explorer.views.places.details); explorer.ui.editor draws the editor after the page, with
-    them."""
+    draws what they belong to, `where` they ran (the loops' rounds, the function: markdown,
+    explorer.views.places.details) and the lines `calling` the function they are in;
+    explorer.ui.editor draws the editor after the page, with them."""
     st.session_state[f"{page}.marked"] = lines
     st.session_state[f"{page}.marked_where"] = where
+    st.session_state[f"{page}.calling"] = tuple(calling)
 
 
 class Made(NamedTuple):
@@ -190,7 +192,8 @@ def after_line(page: str, step: Step, lang: str, made: Made | None = None) -> No
     for a node `made` chosen at this step, the line that made it, named first and marked: the
     one place caption and mark come from, on every page."""
     where = places.details(step, lang)
-    mark(page, made.lines if made else (step.line, step.end_line), "" if made else where)
+    mark(page, made.lines if made else (step.line, step.end_line), "" if made else where,
+         () if made else step.calling or ())
     words = text("after_node", lang, line=made.lines[0], node=code_span(made.name),
                  after=step.line) if made else places.headline(step, lang)
     st.markdown(f"**{words}**" + (f" · {where}" if where else ""))

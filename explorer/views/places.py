@@ -23,14 +23,15 @@ def headline(step: Step, lang: str) -> str:
 
 def details(step: Step, lang: str) -> str:
     """The loops' rounds and the functions around the step, as markdown (names in code
-    spans): "`epoch` loop: round 2 of 3 · in `step()`, call 2"; "" for a top-level
-    statement."""
+    spans): "`epoch` loop: round 2 of 3 · in `step()`, call 2, from line 9"; "" for a
+    top-level statement."""
     rounds = [text("round_of" if r.of else "round", lang, name=code_span(r.name),
                    round=r.round, of=r.of) for r in step.rounds or []]
     if step.calls:
         called = " › ".join(code_span(f"{name}()") for name in step.calls)
-        rounds.append(text("in_call", lang, call=called) if step.called is None else
-                      text("in_call_nth", lang, call=called, nth=step.called))
+        rounds.append((text("in_call", lang, call=called) if step.called is None else
+                       text("in_call_nth", lang, call=called, nth=step.called)) + (
+            text("from_line", lang, line=step.calling[-1]) if step.calling else ""))
     return " · ".join(rounds)
 
 

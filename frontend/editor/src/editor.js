@@ -5,7 +5,9 @@
 // Streamlit sends a tab its 370 KB once and then only its hash. It hands `mount` to the
 // editor component (explorer/ui/assets/editor-mount.js), which calls it with its own.
 //
-// Python sends `data`: {code, label, step, error: {line, message} | null, focus}; the editor
+// Python sends `data`: {code, label, step, calling, error: {line, message} | null, focus}
+// (`step`: the first and last line of the step shown; `calling`: the lines of the calls that
+// led to it, marked lighter); the editor
 // sends back state `code` (on blur and on Ctrl/Cmd+Enter) and the trigger `run` (the code, on
 // Ctrl/Cmd+Enter). The program text is only ever text here: never HTML.
 import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
@@ -16,7 +18,7 @@ import {
   Decoration, EditorView, WidgetType, drawSelection, highlightActiveLine, keymap, lineNumbers,
 } from "@codemirror/view";
 
-const marks = StateEffect.define();  // {step, error}: lines to mark
+const marks = StateEffect.define();  // {step, calling, error}: lines to mark
 
 class Message extends WidgetType {
   constructor(text) { super(); this.text = text; }
@@ -40,9 +42,13 @@ const marked = StateField.define({
   provide: (field) => EditorView.decorations.from(field),
 });
 
-function decorations(doc, { step, error }) {
+function decorations(doc, { step, calling, error }) {
   const found = [];
   const line = (number) => (number >= 1 && number <= doc.lines ? doc.line(number) : null);
+  for (const n of new Set(calling ?? [])) {
+    const at = line(n);
+    if (at) found.push([at.from, 0, Decoration.line({ class: "cm-call-line" })]);
+  }
   for (let n = step?.[0] ?? 0; step && n <= step[1]; n++) {
     const at = line(n);
     if (at) found.push([at.from, 0, Decoration.line({ class: "cm-step-line" })]);
@@ -94,7 +100,8 @@ function mount(component) {
     view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: data.code } });
     view.sent = data.code;
   }
-  view.dispatch({ effects: marks.of({ step: data.step, error: data.error }) });
+  view.dispatch({ effects: marks.of({ step: data.step, calling: data.calling,
+                                      error: data.error }) });
   if (data.step) {
     const line = view.state.doc.line(Math.min(Math.max(data.step[0], 1), view.state.doc.lines));
     view.dispatch({ effects: EditorView.scrollIntoView(line.from, { y: "nearest" }) });
