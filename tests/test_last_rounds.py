@@ -17,7 +17,7 @@ from explorer.safety.limits import Limits
 from explorer.trace import Step, Trace
 from explorer.trace.schema import MAX_UNSTEPPED, LastRound
 from explorer.trace.wire import trace_message
-from explorer.views.places import last_round, unstepped
+from explorer.views.places import call_in_round, last_round, unstepped
 from tests.programs import WHILE
 
 LIMITS = Limits(time_s=30)
@@ -129,6 +129,8 @@ def test_a_backward_call_in_the_round_asked_for_is_recorded_in_full() -> None:
     assert replayed.value == first.losses[-1].value and replayed.steps  # the engine's steps
     (at_backward,) = [s for s in again.steps if s.line == 6 and s.rounds[0].round == last.round]
     assert at_backward.variables["loss"].values == pytest.approx(replayed.value)
+    assert call_in_round(again.backward, at_backward, 4) == calls  # the page opens it
+    assert call_in_round(again.backward, again.steps[0], 4) is None  # before the loop
 
 
 def test_a_dataloader_of_the_programs_own_dataset_steps_its_last_batch_when_asked() -> None:

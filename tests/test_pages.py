@@ -194,6 +194,27 @@ def test_the_backward_call_that_raised_the_error_says_so_in_the_call_list(lang: 
     assert at.selectbox(key="backward.call").value == 2
 
 
+def test_a_round_asked_for_on_the_backward_page_opens_its_call() -> None:
+    """A `while` loop's last round, run again on the Backward page, opens the call made in
+    it, whatever call was chosen before."""
+    at = _app()
+    at.switch_page("pages/5_Backward.py").run()
+    at.session_state["backward.code"] = (
+        "w = torch.tensor(1.0, requires_grad=True)\nloss = torch.tensor(9.0)\n"
+        "while loss.item() > 0.01:\n    loss = (w - 3) ** 2\n    loss.backward()\n"
+        "    with torch.no_grad():\n        w -= 0.05 * w.grad\n        w.grad.zero_()\n")
+    at.button(key="backward.run").click().run()
+    calls = at.selectbox(key="backward.call")
+    assert calls.options[-1].startswith("#20 ") and len(calls.options) == 11
+    calls.select(10).run()
+    (again,) = [b for b in at.button if b.key and b.key.startswith("backward.again.")]
+    again.click().run()
+    assert not at.exception
+    chosen = at.selectbox(key="backward.call")
+    assert len(chosen.options) == 12 and chosen.value == 30  # the 30th round's, the last
+    assert chosen.format_func(30).startswith("#30 (backward) · while")
+
+
 def test_the_backward_page_shows_v_and_the_vjp_the_engine_wrote() -> None:
     at = _app()
     at.switch_page("pages/5_Backward.py").run()

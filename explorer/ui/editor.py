@@ -76,7 +76,8 @@ def editor(name: str, language: str, run_on: str,
 def _run(name: str, code: str, run_on: str, clicked: bool, language: str) -> None:
     """Run `code` when asked: by Run on `run_on`, from the editor, from a link (stepping
     through the loop's round its run did), or again as the run shown ran, stepping through a
-    loop's last round (`_last_rounds`); then show its last step, or that round's first."""
+    loop's last round (`_last_rounds`); then show its last step, or that round's first and
+    the first backward call made in it (where the page lists calls, explorer.ui.backward)."""
     trace_key = f"{name}.trace"
     again: tuple[str, LastRound] | None = st.session_state.pop(f"{name}.again", None)
     if again is not None and (again[0] != code or trace_key not in st.session_state
@@ -97,6 +98,9 @@ def _run(name: str, code: str, run_on: str, clicked: bool, language: str) -> Non
     st.session_state.update({trace_key: trace, f"{name}.ran": code, f"{name}.last": asked})
     at = places.last_round(trace.steps, last.line) if last else None
     st.session_state[f"{name}.step"] = max(len(trace.steps), 1) if at is None else at + 1
+    if at is not None and last is not None and (
+            call := places.call_in_round(trace.backward, trace.steps[at], last.line)):
+        st.session_state[f"{name}.call"] = call
 
 
 def _marks(name: str) -> dict[str, Any]:

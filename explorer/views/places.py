@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from explorer.content.i18n import text
 from explorer.content.markdown import code_span
 from explorer.trace import Step
-from explorer.trace.schema import LastRound, Round
+from explorer.trace.schema import Call, LastRound, Round
 
 SHORT = 24  # characters of a loop's or function's name in a short label (the slider's)
 
@@ -129,9 +129,24 @@ def last_round(steps: Sequence[Step], line: int) -> int | None:
     return found
 
 
+def call_in_round(calls: Sequence[Call], step: Step, line: int) -> int | None:
+    """The first of the recorded backward `calls` made in the round of the loop at `line`
+    that `step` is in (in the same rounds of the loops around it): its number; None where
+    none was."""
+    here = _down_to(step.rounds, line)
+    return next((c.call for c in calls if here is not None and _down_to(c.rounds, line) == here),
+                None)
+
+
 def _round_at(step: Step, line: int) -> tuple[tuple[int, int], ...] | None:
     """The rounds of the loops around `step` down to the loop at `line`, as (line, round)
     pairs; None where the step is not inside that loop."""
-    rounds = rounds_of(step.rounds)
-    lines = [at for at, _ in rounds]
-    return rounds[:lines.index(line) + 1] if line in lines else None
+    return _down_to(step.rounds, line)
+
+
+def _down_to(rounds: Sequence[Round] | None, line: int) -> tuple[tuple[int, int], ...] | None:
+    """`rounds` (a step's or a call's) down to the loop at `line`, as (line, round) pairs;
+    None where that loop is not among them."""
+    pairs = rounds_of(rounds)
+    lines = [at for at, _ in pairs]
+    return pairs[:lines.index(line) + 1] if line in lines else None
