@@ -71,6 +71,30 @@ def test_many_sessions_at_once_share_a_few_dots() -> None:
     assert len(_dots()) <= 2 * render.DOTS
 
 
+def test_downloads_wait_for_their_own_dot_and_no_longer_than_a_layout_may_take() -> None:
+    """Visitors asking for PNGs (made when asked, in Streamlit's threads, on every click)
+    hold only the download's `dot`: a page's picture is drawn at once all the same; and a
+    PNG that finds the download's `dot` busy waits no longer than a layout may take, saying
+    so, and is drawn once asked again."""
+    held = render._downloading.acquire(timeout=5)  # the visitors' PNGs, being drawn
+    try:
+        started = time.monotonic()
+        assert "Page2Backward0" in svg(_chain(5, "Page"))
+        assert time.monotonic() - started < 2.0
+        started = time.monotonic()
+        with pytest.raises(LayoutError, match="busy drawing other graphs for 0.3 s"):
+            render.png(_chain(5, "Png"), timeout_s=0.3)
+        assert 0.3 <= time.monotonic() - started < 2.0
+    finally:
+        if held:
+            render._downloading.release()
+    assert held and render.png(_chain(5, "Png")).startswith(b"\x89PNG")  # not kept as failed
+    assert render._running.acquire(blocking=False) and render._downloading.acquire(
+        blocking=False)  # every slot given back
+    render._running.release()
+    render._downloading.release()
+
+
 def test_a_dot_is_replaced_after_its_share_of_graphs(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(render, "GRAPHS_PER_DOT", 3)
     render._Dot.close_idle()

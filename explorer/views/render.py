@@ -66,9 +66,11 @@ _drawn: dict[str, str] = {}  # DOT -> its SVG, drawn by `positions` for a later 
 _failed: dict[int, str] = {}  # hash of a DOT -> why it could not be laid out
 _drawn_lock = threading.Lock()
 DOT_MEMORY = 2 << 30  # bytes of address space one `dot` may use
-DOTS = 2  # `dot`s at once
+DOTS = 2  # `dot`s at once drawing pages
+DOWNLOADS = 1  # and drawing a file to download (a PNG), never in a page's place
 GRAPHS_PER_DOT = 256  # a kept `dot` is replaced after this many graphs (graphviz may leak)
 _running = threading.BoundedSemaphore(DOTS)
+_downloading = threading.BoundedSemaphore(DOWNLOADS)
 
 
 class LayoutError(Exception):
@@ -103,13 +105,16 @@ def svg(dot: str, timeout_s: float = LAYOUT_TIMEOUT_S) -> str:
 
 
 def png(dot: str, timeout_s: float = LAYOUT_TIMEOUT_S) -> bytes:
-    """The PNG graphviz draws for `dot`."""
-    return _draw(dot, ["png"], timeout_s)
+    """The PNG graphviz draws for `dot`, a download: it waits for a download's `dot`, never
+    for a page's."""
+    return _draw(dot, ["png"], timeout_s, _downloading)
 
 
-def _draw(dot: str, formats: list[str], timeout_s: float) -> bytes:
-    """graphviz's drawing of `dot`; a graph too big fails before `dot` runs, and one that
-    failed once (too slow, refused) fails again at once, without `dot`."""
+def _draw(dot: str, formats: list[str], timeout_s: float,
+          slots: threading.BoundedSemaphore = _running) -> bytes:
+    """graphviz's drawing of `dot` by one of the `dot`s `slots` lets run at once; a graph too
+    big fails before `dot` runs, and one that failed once (too slow, refused) fails again at
+    once, without `dot`."""
     statements = dot.count("\n\t")
     if statements > MAX_STATEMENTS:
         raise TooLarge(statements)
@@ -125,6 +130,9 @@ def _draw(dot: str, formats: list[str], timeout_s: float) -> bytes:
         failed = _failed.get(hash(dot))
     if failed is not None:
         raise LayoutError(failed)
+    if not slots.acquire(timeout=timeout_s):  # a few at a time, whatever the sessions ask
+        raise LayoutError(f"the server was busy drawing other graphs for {timeout_s:g} s: "
+                          "try again in a moment")
     try:
         return _run_dot(request, name, formats, timeout_s)
     except LayoutError as error:
@@ -133,6 +141,8 @@ def _draw(dot: str, formats: list[str], timeout_s: float) -> bytes:
                 del _failed[next(iter(_failed))]
             _failed[hash(dot)] = str(error)
         raise
+    finally:
+        slots.release()
 
 
 def _request(dot: str) -> tuple[bytes, bytes]:
@@ -165,24 +175,25 @@ def _crossings(edges: list[tuple[str, str]]) -> int:
 
 
 def _run_dot(request: bytes, name: bytes, formats: list[str], timeout_s: float) -> bytes:
-    with _running:  # a few at a time, each with a memory cap, whatever the sessions ask
-        if tuple(formats) in _Dot.ENDS:
-            kept = _Dot.take(formats)
-            try:
-                out = kept.draw(request, name, timeout_s)
-            except TimeoutError:
-                raise LayoutError(_too_slow(timeout_s)) from None
-            finally:
-                kept.give_back()
-            if out is not None:
-                return out
-        proc = _start(formats, stderr=subprocess.PIPE)  # says why, should it fail again
+    """`dot`'s answer to `request`, by a kept `dot` where there is one for `formats`, else by
+    one of its own; each with a memory cap."""
+    if tuple(formats) in _Dot.ENDS:
+        kept = _Dot.take(formats)
         try:
-            out, err = proc.communicate(request, timeout=timeout_s)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.communicate()
+            out = kept.draw(request, name, timeout_s)
+        except TimeoutError:
             raise LayoutError(_too_slow(timeout_s)) from None
+        finally:
+            kept.give_back()
+        if out is not None:
+            return out
+    proc = _start(formats, stderr=subprocess.PIPE)  # says why, should it fail again
+    try:
+        out, err = proc.communicate(request, timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        raise LayoutError(_too_slow(timeout_s)) from None
     if proc.returncode:
         raise LayoutError(err.decode(errors="replace").strip()[:300] or "`dot` failed")
     if "svg" not in formats:
