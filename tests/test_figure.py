@@ -26,6 +26,7 @@ from explorer.pool.worker import WorkerPool
 from explorer.safety.limits import Limits
 from explorer.trace import Trace
 from explorer.ui.backward import HEIGHT
+from explorer.views import animation
 from explorer.views.animation import (
     HOVER,
     LEADERS,
@@ -305,6 +306,54 @@ def test_a_number_with_no_room_is_counted(pool: WorkerPool) -> None:
     assert said[0][0] + said[0][1] == said[1][0] + said[1][1], said
     animated = figure(call, layout, picture, shown.groups, numbers=True, height=HEIGHT)
     assert left_off(animated) >= said[0][1]  # of the whole pass
+
+
+@pytest.mark.parametrize("key", ["complex/angle_gradient", *SEEN])
+def test_margins_are_no_wider_than_the_numbers_need(
+        key: str, pool: WorkerPool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Margins widened for a number that found no room in them all the same drew the picture
+    smaller for nothing: they are narrowed as far as leaves no more `.grad`s, and no more
+    numbers, without room. `z.angle()` kept 35% of the plot's width for its picture, with
+    every number drawn; now half."""
+    trace = pool.run(SEEN.get(key) or PROGRAMS[key])
+    call = trace.backward[-1]
+    shown = animation_view(trace, call)
+    layout, picture = positions(shown.dot), svg(shown.dot)
+
+    def drawn() -> tuple[float, int]:  # the picture's share of the plot's width; left off
+        chart = figure(call, layout, picture, shown.groups, at=len(call.steps) - 1,
+                       numbers=True, animated=False, height=HEIGHT)
+        judge(chart, layout, key)
+        low, high = chart.layout.xaxis.range
+        return (layout["bb"][2] - layout["bb"][0]) / (high - low), left_off(chart)
+
+    share, left = drawn()
+    monkeypatch.setattr(animation, "NARROWER", ())  # the widest margins' picture
+    widest, widest_left = drawn()
+    assert share >= widest and left <= widest_left, (share, left, widest, widest_left)
+    if key == "complex/angle_gradient":
+        assert share > 0.45 and widest < 0.4 and left == widest_left == 0
+
+
+@pytest.mark.parametrize("rounds", [19, 200])
+def test_numbers_that_would_take_minutes_to_place_are_placed_within_a_bound(
+        rounds: int, pool: WorkerPool) -> None:
+    """A ladder (`a, b = a * b, a + b`) of 19 rounds has 40 nodes: its numbers, on by default,
+    took 5.4 s to place at every step shown, and at 200 rounds (asked for) more than a
+    minute. Placing stops at a bound of work, counted not timed: the page draws a step in
+    well under a second of its own time, each number drawn or counted as left off."""
+    trace = pool.run("x = torch.ones(1, requires_grad=True)\na = x; b = x\n"
+                     f"for i in range({rounds}):\n    a, b = a * b, a + b\na.backward()\n")
+    call = trace.backward[-1]
+    shown = animation_view(trace, call)
+    layout, picture = positions(shown.dot), svg(shown.dot)
+    start = time.process_time()
+    chart = figure(call, layout, picture, shown.groups, at=len(call.steps) // 2, numbers=True,
+                   animated=False, height=HEIGHT)
+    took = time.process_time() - start
+    assert took < 2.0, took
+    placed = judge(chart, layout, f"ladder of {rounds}")
+    assert placed > 0 and left_off(chart) > 0
 
 
 def test_the_figure_of_a_pass_is_built_quickly(pool: WorkerPool) -> None:

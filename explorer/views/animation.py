@@ -28,6 +28,7 @@ from __future__ import annotations
 import base64
 import math
 from collections import defaultdict
+from collections.abc import Iterator
 from html import escape
 from typing import Any, NamedTuple
 
@@ -59,6 +60,8 @@ SHORT = 12  # characters of a larger vector written short (its shape and norm, m
 NARROW = 320  # pixels: the narrowest the plot is drawn (a phone's width, less the margins)
 TOP = 58  # pixels above the plot: a row for plotly's tools (shown on a touch), the caption
 MARGIN = TOP + 10  # pixels of the figure's height above and below the plot (see _layout)
+NARROWER = (0.0, 0.25, 0.5, 0.75)  # the margins tried narrower, as shares of the widest's
+WORK = 1_000_000  # grid cells, and what they hold, looked at in placing a picture's numbers
 MARGIN_ROWS = 240  # quarter rows above and below its own where a number may stand in the margin
 LEVELS = (0, 1, 2)  # the forms of a number, widest first (_forms)
 RUNS = {1: "middle right", -1: "middle left", 0: "middle center"}  # plotly's, by Placed.side
@@ -471,47 +474,32 @@ def _place(said: Said, anchors: dict[Key, Anchor], obstacles: Obstacles, bb: Box
            height: int) -> tuple[dict[Key, Placed], Box]:
     """Where each number stands, and the bounds of the plot: no number on another, on an
     obstacle or on a line leading to another, none outside the plot where it is drawn
-    smallest, no leading line across another number or a node. Greedy, the leaves' `.grad`s
-    first (what a learner checks), then in the order they are said: each beside what it is
-    about, else short; then those left in a margin beside the picture (a line leading to
-    what it is about), each widened for those about its half until all fit or no more fit
-    in half the plot; the widening that left the fewest without room wins, and those are
-    left off (`left_off`)."""
+    smallest, no leading line across another number or a node. Greedy (`_attempt`) in
+    margins beside the picture widened, each time for the first number without room (as
+    wide as it, or a column more, on the side of what it is about), until all fit or no
+    more fit in half the plot; the widening that left the fewest without room wins, and
+    those are left off (`left_off`). Then its margins as narrow as leave no more numbers, and
+    no more `.grad`s, without room: margins widened for a number that still found none drew
+    the picture smaller for nothing. All of it looks at no more than WORK (a big graph's
+    numbers would take minutes): past it, the rest are left off too."""
     texts: dict[Key, list[Forms]] = {}
     for step in sorted(said):
         for key, both in said[step].items():
             texts.setdefault(key, []).append(both)
     texts = dict(sorted(texts.items(), key=lambda item: item[0][0] != "grad"))  # .grads first
-    wide = [0.0, 0.0]  # pixels of margin left and right
-    best: tuple[int, dict[Key, Placed], Box] | None = None
+    grads = [key for key in texts if key[0] == "grad"]
+
+    def left(placed: dict[Key, Placed]) -> tuple[int, int]:  # .grads and all without room
+        return sum(key not in placed for key in grads), len(texts) - len(placed)
+
+    work = _Work()
+    wide = (0.0, 0.0)  # pixels of margin left and right
+    best: tuple[tuple[int, int], tuple[float, float], dict[Key, Placed], Box] | None = None
     while True:
-        bounds, scale = _bounds(bb, (wide[0], wide[1]), height)
-        taken = _Grid(4 * _extent("", scale)[1])  # the obstacles, then each number and line
-        numbers = _Grid(taken.cell)  # the nodes and the numbers, which no leading line crosses
-        for box in obstacles.boxes:
-            taken.add(box)
-            numbers.add((box[0] + 1.5, box[1] + 1.5, box[2] - 1.5, box[3] - 1.5))  # its rim
-        for line in obstacles.lines:
-            taken.add(line, line=True)
-        sizes = {key: [_widest([t[level] for t in forms], scale) for level in LEVELS]
-                 for key, forms in texts.items()}
-        placed: dict[Key, Placed] = {}
-        for group in (0, 1):  # beside what it is about, then in a margin
-            for key in (k for k in texts if k not in placed):
-                for level in LEVELS:  # in full, else short
-                    w, h = sizes[key][level]
-                    spot, leader = _first_free(_candidates(anchors[key], w, h, bb, bounds)[
-                        group], w, h, anchors[key], taken, numbers, bounds, group == 1)
-                    if spot is not None:
-                        x, y, side = spot
-                        placed[key] = Placed(x - side * w / 2, y, side, level, leader)
-                        taken.add(_box((x, y), w, h))
-                        numbers.add(_box((x, y), w, h))
-                        if leader is not None:
-                            taken.add(leader, line=True)
-                        break
-        if best is None or len(texts) - len(placed) < best[0]:
-            best = len(texts) - len(placed), placed, bounds
+        placed, bounds, sizes, scale = _attempt(texts, anchors, obstacles, bb, height, wide,
+                                                work)
+        if best is None or left(placed)[1] < best[0][1]:
+            best = left(placed), wide, placed, bounds
         # pixels more of margin, on the side of what it is about, that the first number
         # without room needs (as wide as it, or a column more), of those the margins can hold
         side, grow = next(((side, more) for k in texts if k not in placed
@@ -519,9 +507,54 @@ def _place(said: Said, anchors: dict[Key, Anchor], obstacles: Obstacles, bb: Box
                            for need in [sizes[k][-1][0] * scale + GAP]
                            for more in [need - wide[side] if need > wide[side] + 1 else need]
                            if sum(wide) + more <= NARROW / 2), (0, 0.0))
-        if not grow:
-            return best[1], best[2]
-        wide[side] += grow
+        if not grow or work.over:
+            break
+        wide = (wide[0] + grow, wide[1]) if side == 0 else (wide[0], wide[1] + grow)
+    fewest, wide, placed, bounds = best
+    for share in NARROWER if any(wide) and not work.over else ():
+        narrower = (wide[0] * share, wide[1] * share)
+        again, within, _, _ = _attempt(texts, anchors, obstacles, bb, height, narrower, work)
+        if not work.over and all(now <= then for now, then in zip(
+                left(again), fewest, strict=True)):
+            return again, within
+    return placed, bounds
+
+
+def _attempt(texts: dict[Key, list[Forms]], anchors: dict[Key, Anchor],
+             obstacles: Obstacles, bb: Box, height: int, wide: tuple[float, float],
+             work: _Work) -> tuple[dict[Key, Placed], Box, dict[Key, list[tuple[float, float]]],
+                                   float]:
+    """The numbers placed with margins `wide` pixels wide left and right, greedily, the
+    leaves' `.grad`s first (what a learner checks), then in the order they are said: each
+    beside what it is about, else short; then in a margin (a line leading to what it is
+    about); none once the `work` is over. Also the plot's bounds, each number's room in each
+    of its forms, and the scale."""
+    bounds, scale = _bounds(bb, wide, height)
+    taken = _Grid(4 * _extent("", scale)[1], work)  # the obstacles, then each number and line
+    numbers = _Grid(taken.cell, work)  # the nodes and the numbers, which no leading line crosses
+    for box in obstacles.boxes:
+        taken.add(box)
+        numbers.add((box[0] + 1.5, box[1] + 1.5, box[2] - 1.5, box[3] - 1.5))  # its rim
+    for line in obstacles.lines:
+        taken.add(line, line=True)
+    sizes = {key: [_widest([t[level] for t in forms], scale) for level in LEVELS]
+             for key, forms in texts.items()}
+    placed: dict[Key, Placed] = {}
+    for group in (0, 1):  # beside what it is about, then in a margin
+        for key in (k for k in texts if k not in placed and not work.over):
+            for level in LEVELS:  # in full, else short
+                w, h = sizes[key][level]
+                spot, leader = _first_free(_candidates(anchors[key], w, h, bb, bounds)[
+                    group], w, h, anchors[key], taken, numbers, bounds, group == 1)
+                if spot is not None:
+                    x, y, side = spot
+                    placed[key] = Placed(x - side * w / 2, y, side, level, leader)
+                    taken.add(_box((x, y), w, h))
+                    numbers.add(_box((x, y), w, h))
+                    if leader is not None:
+                        taken.add(leader, line=True)
+                    break
+    return placed, bounds, sizes, scale
 
 
 def _side(anchor: Anchor, bb: Box) -> int:
@@ -594,13 +627,27 @@ def _candidates(anchor: Anchor, w: float, h: float, bb: Box,
     return near, [(c, y, 1 if c > x else -1) for y in heights for c in columns]
 
 
+class _Work:
+    """What placing one picture's numbers has looked at so far: grid cells and what they
+    hold (`_Grid`). Counted, not timed, so that where a picture stops is the same on any
+    machine."""
+
+    def __init__(self) -> None:
+        self.done = 0
+
+    @property
+    def over(self) -> bool:
+        return self.done >= WORK
+
+
 class _Grid:
     """Boxes, and lines, filed by the square cells of side `cell` that their bounds cover:
     which are near a box, or a line. Each is filed with its bounds, which rule most out
-    cheaply."""
+    cheaply. What it looks at is counted in `work`."""
 
-    def __init__(self, cell: float) -> None:
+    def __init__(self, cell: float, work: _Work) -> None:
         self.cell = cell
+        self.work = work
         self.cells: dict[tuple[int, int], list[tuple[Box, bool, Box]]] = defaultdict(list)
 
     def add(self, box: Box, line: bool = False) -> None:
@@ -612,20 +659,26 @@ class _Grid:
     def free(self, box: Box, bounds: Box) -> bool:
         """Whether `box` lies within `bounds`, on no box filed and across no line filed."""
         x0, y0, x1, y1 = box
-        return bounds[0] <= x0 and bounds[1] <= y0 and x1 <= bounds[2] and (
-            y1 <= bounds[3]) and not any(
-                e[0] < x1 and x0 < e[2] and e[1] < y1 and y0 < e[3] and (
-                    not line or _crosses(other, box))
-                for cell in self._cells(box) for other, line, e in self.cells.get(cell, ()))
+        if not (bounds[0] <= x0 and bounds[1] <= y0 and x1 <= bounds[2] and y1 <= bounds[3]):
+            return False
+        filed = self._filed(self._cells(box))
+        return not any(e[0] < x1 and x0 < e[2] and e[1] < y1 and y0 < e[3] and (
+            not line or _crosses(other, box)) for other, line, e in filed)
 
     def clear(self, line: Box | None) -> bool:
         """Whether `line` (None: none) crosses no box filed."""
         if line is None:
             return True
         extent = _extent_of(line)
-        return not any(_overlap(extent, other) and _crosses(line, other)
-                       for cell in self._cells(extent)
-                       for other, is_line, _ in self.cells.get(cell, ()) if not is_line)
+        return not any(not is_line and _overlap(extent, other) and _crosses(line, other)
+                       for other, is_line, _ in self._filed(self._cells(extent)))
+
+    def _filed(self, cells: list[tuple[int, int]]) -> Iterator[tuple[Box, bool, Box]]:
+        """What is filed in `cells`, cell by cell, counted as looked at."""
+        for cell in cells:
+            filed = self.cells.get(cell, ())
+            self.work.done += 1 + len(filed)
+            yield from filed
 
     def _cells(self, box: Box) -> list[tuple[int, int]]:
         """The cells that `box` (left, bottom, right, top) covers."""
