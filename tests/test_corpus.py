@@ -25,6 +25,7 @@ from explorer.safety.limits import Limits
 from explorer.safety.sandbox import FILENAME
 from explorer.trace import Trace
 from explorer.trace.graph_view import COLLAPSE_ABOVE, order_fill, view
+from explorer.views.hooked import changed
 from explorer.views.render import svg
 from tests.plain import PlainRun, run_plain, without_addresses
 from tests.test_schema import exactly
@@ -112,6 +113,15 @@ def test_derivative_orders_hold_together_and_are_drawn(
                 assert all(f'fill="{order_fill(k)[0]}"' in picture for k in present), key
         tagged += bool(made)
     assert tagged >= 10  # the corpus's programs of gradients of gradients
+
+
+def test_only_a_hook_changes_what_a_node_received_from_its_edges(
+        runs: dict[str, tuple[PlainRun, Trace]]) -> None:
+    """A node is said to have received other than its edges carried (explorer.views.hooked)
+    only in a program with hooks, and in those whose hooks change a gradient."""
+    said = {key for key, (_, trace) in runs.items() for call in trace.backward if changed(call)}
+    assert all("hook" in PROGRAMS[key] for key in said), said
+    assert {"hooks/clip_with_hooks", "hooks/node_prehook", "hooks/leaf_hook_order"} <= said
 
 
 def test_every_library_pass_is_drawn_at_the_programs_line(

@@ -26,8 +26,9 @@ from explorer.ui.steps import after_line, mark, number_table, pause, sampled_not
 from explorer.views import places
 from explorer.views.animation import HOVER, NUMBERS_UP_TO, figure, growing, left_off, waiting
 from explorer.views.export import animation_html, animation_view
+from explorer.views.hooked import changed
 from explorer.views.numbers import exact, flat, grid, number
-from explorer.views.present import counted, few, preview, statement
+from explorer.views.present import counted, described, few, preview, statement
 from explorer.views.render import LayoutError, positions, svg
 from explorer.views.timeline import Timeline, timeline
 
@@ -218,6 +219,9 @@ def _engine_panel(call: Call, graph: Graph, index: int, lang: str,
             for grad in step.grad_outputs[:SHOWN]:
                 _gradient(grad, lang)
             _more(len(step.grad_outputs) - SHOWN, lang)
+            if carried := changed(call).get(index):
+                st.warning(text("received_hooked", lang, carried=" + ".join(
+                    code_span(described(g)) for g in carried[:SHOWN])), icon=":material/phishing:")
     with sent:
         if quiz and asked:
             predict.ask(quiz, index, asked, lang)

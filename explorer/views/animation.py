@@ -36,6 +36,7 @@ import plotly.graph_objects as go
 
 from explorer.content.i18n import text
 from explorer.trace.schema import Call, Gradient
+from explorer.views.hooked import changed
 from explorer.views.numbers import written
 from explorer.views.present import described, few, preview
 
@@ -123,7 +124,7 @@ def figure(call: Call, layout: dict[str, Any], svg: str,
     if numbers is None:
         numbers = len(boxes) <= NUMBERS_UP_TO
     order = {id(points): k for k, (_, _, points) in enumerate(layout["edges"])}
-    labels, anchors = _labels(call, where, boxes, carried, order, paths) if numbers else (
+    labels, anchors = _labels(call, where, boxes, carried, order, paths, lang) if numbers else (
         {}, {})
     placed, bounds = _place(labels, anchors, _obstacles(layout), tuple(layout["bb"]), height)
     x0 = bounds[0] + PAD  # the captions' left end: the plot's, margin and all
@@ -323,12 +324,14 @@ Box = tuple[float, float, float, float]  # left, bottom, right, top
 
 
 def _labels(call: Call, where: dict[str, str], boxes: dict[str, tuple], carried: Carried,
-            order: dict[int, int], paths: Paths) -> tuple[Said, dict[Key, Anchor]]:
+            order: dict[int, int], paths: Paths, lang: str) -> tuple[Said, dict[Key, Anchor]]:
     """step -> the numbers it writes on the picture, each in its forms (`_forms`), by what
     they are about: the gradient each edge carried (`order`: an edge's index by id of its
     points) but what a `.grad` says (`_said_by_grad`); at a node run with gradients from
-    several edges, their sum; at a leaf, the `.grad`. And what each number stands beside:
-    its edge's points, or its node's box."""
+    several edges, their sum; at a node a hook of the program's gave another gradient than
+    its edges carried (explorer.views.hooked), what it received (`hook → …`, in `lang`); at
+    a leaf, the `.grad`. And what each number stands beside: its edge's points, or its node's
+    box."""
     out: Said = {}
     anchors: dict[Key, Anchor] = {}
     told = _said_by_grad(call, where, boxes, paths)
@@ -340,11 +343,15 @@ def _labels(call: Call, where: dict[str, str], boxes: dict[str, tuple], carried:
             anchors[key] = points
             out.setdefault(step, {})[key] = _forms(grad, "")
     received: dict[str, list[str]] = {}  # node -> what earlier steps sent it
+    hooked, hook = changed(call), f"{text('hook', lang)} → "
     for i, step in enumerate(call.steps):
         node = where.get(step.node, step.node)
         parts = received.pop(node, [])
         grad = step.grad_outputs[0] if step.grad_outputs else None
-        if len(parts) > 1 and grad and node in boxes:
+        if grad and node in boxes and i in hooked:
+            anchors[("sum", node)] = boxes[node]
+            out.setdefault(i, {})[("sum", node)] = _forms(grad, hook)
+        elif len(parts) > 1 and grad and node in boxes:
             anchors[("sum", node)] = boxes[node]
             out.setdefault(i, {})[("sum", node)] = (
                 f"{' + '.join(parts)}{_forms(grad, ' = ')[0]}", *_forms(grad, "Σ = ")[1:])
