@@ -14,6 +14,7 @@ from streamlit.testing.v1 import AppTest
 from explorer.content.examples import EXAMPLES
 from explorer.content.i18n import text
 from explorer.content.lessons import lessons
+from explorer.record.execute import execute
 from tests.conftest import editor_code, graph_viewer
 from tests.programs import RNN
 from tests.test_thin import BIG
@@ -213,6 +214,32 @@ def test_a_round_asked_for_on_the_backward_page_opens_its_call() -> None:
     chosen = at.selectbox(key="backward.call")
     assert len(chosen.options) == 12 and chosen.value == 30  # the 30th round's, the last
     assert chosen.format_func(30).startswith("#30 (backward) · while")
+
+
+SHADOWED = ("w = torch.tensor(5.0, requires_grad=True)\nx = torch.ones(3)\n"
+            "def layer(x, w):\n    h = x * w\n    return h\n"
+            "for i in range(30):\n    y = layer(x * 2, w)\n")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_local_of_a_globals_name_is_looked_inside_by_its_own_name(lang: str) -> None:
+    """Inside `layer(x, w)` both `x`s can be looked inside: the program's, and the local one
+    named with its function; and a step after rounds not stepped says they ran between."""
+    trace = execute(SHADOWED)
+    index = next(k for k, s in enumerate(trace.steps) if s.line == 4)  # h = x * w, round 1
+    at = _run(_playground(lang), SHADOWED)
+    at.session_state["playground.step"] = index + 1
+    at.run()
+    local = text("local_name", lang, name="x", call="layer()")
+    assert {"x", local} <= set(at.selectbox(key="playground.inspect").options)
+    for name, value in (("x", 1.0), (local, 2.0)):  # the global's values, the local's
+        at.selectbox(key="playground.inspect").select(name).run()
+        assert _shown(at.dataframe[-1]) == [[str(value).rstrip("0")] * 3], name
+    later = next(k for k, s in enumerate(trace.steps) if s.line == 4 and s.rounds[0].round == 20)
+    at.session_state["playground.step"] = later + 1
+    at.run()
+    between = text("rounds_between", lang, first=11, last=19, loop="`i`")
+    assert f"● {text('changed_since', lang, rounds=between)}" in [c.value for c in at.caption]
 
 
 def test_the_backward_page_shows_v_and_the_vjp_the_engine_wrote() -> None:

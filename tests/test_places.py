@@ -127,3 +127,18 @@ def test_a_loop_is_named_by_what_it_walks_as_written() -> None:
             "    b = p\nwhile a:\n    a = 0\n")
     names = {r.name for s in execute(code).steps for r in s.rounds or ()}
     assert names == {"i, (x, y)", "p", "while"}
+
+
+def test_rounds_run_between_two_steps_and_not_stepped_are_said() -> None:
+    def at(line: int, *rounds: int) -> Step:
+        return replace(step(line, *(("while" if k == 0 else "i", r, None)
+                                   for k, r in enumerate(rounds))), within=10)
+    assert places.not_stepped(at(12, 10), at(8, 17), "en") == "rounds 11–16 of `while`"
+    assert places.not_stepped(at(12, 10), at(8, 17), "zh") == " `while` 的第 11–16 轮"
+    assert places.not_stepped(at(12, 10), at(8, 12), "en") == "round 11 of `while`"
+    assert places.not_stepped(at(12, 10), at(8, 11), "en") is None  # the next round
+    assert places.not_stepped(at(12, 3, 1), at(8, 3, 40), "en") == "rounds 2–39 of `i`"
+    assert places.not_stepped(at(12, 3, 9), at(8, 4, 1), "en") is None  # the outer one's next
+    assert places.not_stepped(at(12, 1, 10), at(8, 2, 10), "en") == "rounds 1–9 of `i`"
+    assert places.not_stepped(None, at(8, 17), "en") is None
+    assert places.not_stepped(at(12, 10), step(3), "en") is None  # out of the loop

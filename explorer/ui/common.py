@@ -29,8 +29,13 @@ CSS = """<style>
 [data-testid="stTable"] { overflow-x: auto; }
 [data-testid="stTable"] th, [data-testid="stTable"] td {
   font-size: .8rem !important; padding: .25rem .45rem !important; }
+/* A cell breaks its text only between words: a number, or a name, is never cut. */
 [data-testid="stTable"] p, [data-testid="stTable"] code {
-  white-space: nowrap !important; font-size: .8rem !important; }
+  white-space: normal !important; word-break: keep-all !important;
+  overflow-wrap: normal !important; font-size: .8rem !important; }
+/* Scrolled sideways (a phone), a row still says whose values it holds. */
+[data-testid="stTable"] tr > :first-child { position: sticky; left: 0; z-index: 1;
+  background: var(--st-background-color, #fff); }
 .st-key-editor-library { display: none; } /* draws nothing (explorer/ui/code_editor.py) */
 /* One screen at 1400×1000: the title, then the editor beside the picture and its controls. */
 [data-testid="stMainBlockContainer"] { padding-top: 3rem; padding-left: 1.5rem;

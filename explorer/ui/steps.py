@@ -284,8 +284,8 @@ def _variables(step: Step, before: Step | None, frame: Step | None, lang: str,
                page: str) -> None:
     """The program's variables at `step` (● what changed since `before`), then, in a
     function, its local variables (Python Tutor's frames: ● what changed since `frame`, the
-    call's step before); then a variable to look inside (a local one hides a global one of
-    its name, as in Python)."""
+    call's step before); then a variable to look inside (a local one of a global's name is
+    named with its function's)."""
     shown = _table(variable_rows(step.variables, before.variables if before else {}, lang),
                    lang)
     if step.calls and step.locals is not None:
@@ -293,8 +293,13 @@ def _variables(step: Step, before: Step | None, frame: Step | None, lang: str,
         shown |= _table(variable_rows(step.locals, (frame and frame.locals) or {}, lang), lang)
     if not shown:
         return
-    st.caption(f"● {text('changed', lang)}")
-    now = step.variables | (step.locals or {})
+    between = places.not_stepped(before, step, lang)
+    st.caption("● " + (text("changed_since", lang, rounds=between) if between else
+                       text("changed", lang)))
+    now = step.variables | {
+        text("local_name", lang, name=name, call=f"{step.calls[-1]}()")
+        if name in step.variables and step.calls else name: info
+        for name, info in (step.locals or {}).items()}
     inspectable = [name for name, info in now.items() if info.kind in ("tensor", "ndarray")]
     if not inspectable:
         return

@@ -69,6 +69,32 @@ def in_frame_before(steps: Sequence[Step], index: int) -> Step | None:
                  if step.calls == now.calls and step.called == now.called), None)
 
 
+def not_stepped(before: Step | None, step: Step, lang: str) -> str | None:
+    """The rounds of a loop that ran between step `before` and `step` with no step of
+    theirs shown (a long loop keeps only some), in words: "rounds 11–16 of `while`"; or,
+    where `step` is in the round after `before`'s, those of the loop inside it before its
+    round; None where none were left out."""
+    if before is None:
+        return None
+    rounds = step.rounds or []
+    for depth, (was, now) in enumerate(zip(before.rounds or [], rounds, strict=False)):
+        if was.line != now.line:
+            return None
+        if was.round == now.round:
+            continue
+        first, last, loop = was.round + 1, now.round - 1, now
+        if now.round - was.round == 1:  # the next round: the one inside it from its first
+            if depth + 1 == len(rounds):
+                return None
+            loop = rounds[depth + 1]
+            first, last = 1, loop.round - 1
+        if last < first:
+            return None
+        return text("rounds_between" if last > first else "round_between", lang,
+                    first=first, last=last, loop=code_span(loop.name))
+    return None
+
+
 def raised_in(steps: Sequence[Step], line: int) -> bool:
     """Whether the run's error stopped a line inside the loop at `line` (in any of its
     frames)."""
