@@ -169,6 +169,8 @@ def test_pairing_is_by_name_at_each_step_and_defaults_to_a_tensor_and_an_array(
     shared, rebound = (_around(trace, i)[0] for i in (3, 4))
     assert shares_memory(shared["b"], shared["a"])
     assert not shares_memory(rebound["b"], rebound["a"])  # `a` now names another array
+    linked = "h = torch.ones(2)\narr = np.zeros(3)\nt = torch.from_numpy(arr)\nc = t.clone()\n"
+    assert default_pair(pool.run(linked), linked) == ("t", "arr")  # the pair that shares
     only_tensors = pool.run("x = torch.ones(2)\ny = x * 2\n")
     assert default_pair(only_tensors, "") == ("x", "y")
     assert default_pair(pool.run("k = 1\n"), "") == (None, None)

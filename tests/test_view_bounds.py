@@ -18,7 +18,7 @@ from explorer.views.carried import alive
 from explorer.views.graph_page import statement_added
 from explorer.views.present import summed
 from explorer.views.scene import scene
-from explorer.views.sharing import changed_cells, changed_pair, last_change
+from explorer.views.sharing import changed_cells, changed_pair, default_pair, last_change
 from explorer.views.timeline import timeline
 from tests.forged import forged, gradient
 
@@ -180,6 +180,21 @@ def test_what_a_step_of_a_thousand_new_arrays_changed_is_told_without_their_cell
     assert timed(lambda: changed_pair(first, {})) == ("v0", "v1")
     assert timed(lambda: changed_pair(second, first)) == ("v0", "v1")
     assert timed(lambda: changed_pair(second, second)) is None
+
+
+def test_the_first_pair_shown_is_looked_for_among_a_bounded_number() -> None:
+    """The NumPy page opens on a tensor and an array that share memory, looked for among
+    all pairs of a step's variables: 500 tensors and 500 arrays, all apart."""
+    small = {"kind": "tensor", "shape": [1], "dtype": "torch.float32", "device": "cpu",
+             "requires_grad": False, "is_leaf": True, "numel": 1, "truncated": False,
+             "values": [0.0]}
+    variables = {f"{kind[0]}{k}": small | {"kind": kind, "memory": [8 * n, 8 * n + 4],
+                                           "data_ptr": 8 * n}
+                 for n, (k, kind) in enumerate((k, kind) for kind in ("tensor", "ndarray")
+                                               for k in range(500))}
+    trace = Trace.from_dict(forged(steps=[step(None, variables=variables)],
+                                   variables=variables))
+    assert timed(lambda: default_pair(trace, "")) == ("t0", "n0")
 
 
 def test_cells_ragged_differently_all_count_as_changed() -> None:

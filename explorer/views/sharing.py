@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import tomllib
 from dataclasses import dataclass
-from itertools import pairwise
+from itertools import pairwise, product
 from pathlib import Path
 from typing import Any
 
@@ -116,7 +116,8 @@ def array_names(trace: Trace) -> list[str]:
 
 
 def default_pair(trace: Trace, code: str) -> tuple[str | None, str | None]:
-    """The pair to show first: the preset's own, else the first tensor and the first array.
+    """The pair to show first: the preset's own, else the first tensor and array that share
+    memory at the end, else the first tensor and the first array.
 
     Without both kinds, the first two tensors or arrays; missing names are None.
     """
@@ -126,6 +127,10 @@ def default_pair(trace: Trace, code: str) -> tuple[str | None, str | None]:
         return lesson.pair
     tensors = [name for name, info in final.items() if info.kind == "tensor"]
     arrays = [name for name, info in final.items() if info.kind == "ndarray"]
+    linked = (pair for pair in product(tensors, arrays)
+              if shares_memory(final[pair[0]], final[pair[1]]))
+    if pair := next(linked, None):
+        return pair
     if tensors and arrays:
         return tensors[0], arrays[0]
     either = [*tensors, *arrays, None, None]
