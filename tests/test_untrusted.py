@@ -448,6 +448,26 @@ def test_a_graph_of_long_edges_is_refused_before_dot_runs() -> None:
     assert "<svg" in svg(view(execute(reuse).graph).dot)
 
 
+def test_a_deep_stack_of_layers_is_not_taken_for_a_tangle() -> None:
+    # Each layer's weight and bias lead only to their layer, and `dot` puts them beside it:
+    # counted from the top instead, 100 layers crossed 19,900 ranks and were refused.
+    code = ("import torch.nn as nn\nlayers = []\nfor i in range(100):\n"
+            "    layers += [nn.Linear(4, 4), nn.Tanh()]\nnet = nn.Sequential(*layers)\n"
+            "y = net(torch.ones(1, 4)).sum()\n")
+    trace = execute(code, limits=Limits(time_s=60))
+    assert trace.ok, trace.error
+    assert svg(view(trace.graph).dot).count("AddmmBackward0") >= 100
+
+
+def test_a_tensor_of_a_thousand_names_is_drawn_naming_the_first() -> None:
+    # graphviz draws no label past 16,384 characters: the whole graph was left undrawn.
+    aliases = " = ".join(f"name_{k:04d}" for k in range(1_000))
+    trace = execute(f"x = torch.ones(1, requires_grad=True)\n{aliases} = x * 2\n")
+    picture = svg(view(trace.graph).dot)
+    assert "name_0000 = name_0001" in picture and "… (+9" in picture
+    assert "name_0999" not in picture
+
+
 def test_labels_and_ids_cannot_pass_edges_off_as_nodes() -> None:
     # Node statements hidden in labels (a line break, a tab, then `id [label=`) do not count
     # as nodes, and a run's node id is a plain name: the tangle is refused all the same.

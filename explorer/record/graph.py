@@ -54,6 +54,7 @@ if TYPE_CHECKING:
 
 PACKED = "packed by the program's saved-tensor hooks: not read, as that would run its unpack hook"
 MAX_ATTR_CHARS = 50  # torchviz's default
+NAMES_CHARS = 1_000  # of a tensor's names, as its label writes them
 HELD = 256  # tensors of one list, tuple or dict variable the graph names, the first
 _next_number = torch._C._autograd._get_sequence_nr  # the next node's, on this thread
 
@@ -99,6 +100,21 @@ class Ids:
             sid = f"{prefix}{next(self._count)}"
             registry[id(t)] = (weakref.ref(t), sid)
         return sid
+
+
+def _joined(names: list[str]) -> str:
+    """A tensor's names as its label says them, `a = b`, up to NAMES_CHARS characters, then
+    how many more (graphviz draws no label past 16,384: a thousand aliases of one tensor left
+    the whole graph undrawn)."""
+    shown, length = [], 0
+    for name in names:
+        length += len(name) + 3
+        if length > NAMES_CHARS + 3:
+            break
+        shown.append(name)
+    said = " = ".join(shown) if shown else names[0][:NAMES_CHARS] + "…"
+    more = len(names) - max(len(shown), 1)
+    return said + (f" = … (+{more:,})" if more else "")
 
 
 def _graphed(variables: dict[str, Any]) -> Iterator[tuple[str, torch.Tensor]]:
@@ -154,7 +170,7 @@ def record(variables: dict[str, Any], ids: Ids, max_nodes: int,
         return None
     made = {(id(t.grad_fn), t.output_nr): (t.grad_fn, t) for t in roots.values()
             if t.grad_fn is not None}
-    drawing = _Drawing(ids, {key: " = ".join(n) for key, n in names.items()}, made, max_nodes,
+    drawing = _Drawing(ids, {key: _joined(n) for key, n in names.items()}, made, max_nodes,
                        (modules or Modules()).names(variables), orders)
     try:
         with uncollected():

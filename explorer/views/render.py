@@ -156,21 +156,30 @@ def _request(dot: str) -> tuple[bytes, bytes]:
 
 def _crossings(edges: list[tuple[str, str]]) -> int:
     """The ranks the edges cross past their first, with nodes ranked by their longest path
-    from a source: a ranking `dot` may better, never by much on an autograd graph."""
+    from a source, then each node with one edge in or none (a layer's weight, its
+    AccumulateGrad) as far down as the first node it leads to allows, as `dot` puts it (its
+    edges out shorten by as much as its one edge in grows, or more). A ranking `dot` may
+    better, never by much on an autograd graph."""
     after: dict[str, list[str]] = defaultdict(list)
-    waiting: dict[str, int] = defaultdict(int)  # edges into a node not yet ranked through
+    into: dict[str, int] = defaultdict(int)
     for tail, head in edges:
         after[tail].append(head)
-        waiting[head] += 1
+        into[head] += 1
     rank = {node: 0 for edge in edges for node in edge}
-    ready = [node for node in rank if not waiting[node]]
+    waiting = dict(into)  # edges into a node not yet ranked through
+    ready = [node for node in rank if not into[node]]
+    ranked = []
     while ready:
         node = ready.pop()
+        ranked.append(node)
         for head in after[node]:
             rank[head] = max(rank[head], rank[node] + 1)
             waiting[head] -= 1
             if not waiting[head]:
                 ready.append(head)
+    for node in reversed(ranked):  # the nodes after it are placed already
+        if into[node] <= 1 and after[node]:
+            rank[node] = min(rank[head] for head in after[node]) - 1
     return sum(max(0, abs(rank[head] - rank[tail]) - 1) for tail, head in edges)
 
 
