@@ -52,7 +52,7 @@ def code_editor(key: str, code: str, label: str, *, step: tuple[int, int] | None
         st.error(refused, icon=":material/block:")
     _LIBRARY(key="editor.library")  # the same message on every page
     _EDITOR(key=key, data={"code": code, "label": label, "step": step, "error": error,
-                                    "calling": list(calling)},
+                           "calling": list(calling)},
             on_code_change=arrived("code", on_edit), on_run_change=arrived("run", on_run))
 
 
