@@ -505,8 +505,9 @@ def _place(said: Said, anchors: dict[Key, Anchor], obstacles: Obstacles, bb: Box
     while True:
         placed, bounds, sizes, scale = _attempt(texts, anchors, obstacles, bb, height, wide,
                                                 work)
-        if best is None or left(placed)[1] < best[0][1]:
-            best = left(placed), wide, placed, bounds
+        without = left(placed)
+        if best is None or without[1] < best[0][1]:
+            best = without, wide, placed, bounds
         # pixels more of margin, on the side of what it is about, that the first number
         # without room needs (as wide as it, or a column more), of those the margins can hold
         side, grow = next(((side, more) for k in texts if k not in placed

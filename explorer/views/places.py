@@ -147,7 +147,7 @@ def last_round(steps: Sequence[Step], line: int) -> int | None:
     same rounds of the loops around it); None where no step is inside that loop."""
     found, rounds = None, None
     for index in range(len(steps) - 1, -1, -1):
-        here = _round_at(steps[index], line)
+        here = _down_to(steps[index].rounds, line)
         if here is not None and rounds in (None, here):
             found, rounds = index, here
         elif found is not None:
@@ -160,14 +160,9 @@ def call_in_round(calls: Sequence[Call], step: Step, line: int) -> int | None:
     that `step` is in (in the same rounds of the loops around it): its number; None where
     none was."""
     here = _down_to(step.rounds, line)
-    return next((c.call for c in calls if here is not None and _down_to(c.rounds, line) == here),
-                None)
-
-
-def _round_at(step: Step, line: int) -> tuple[tuple[int, int], ...] | None:
-    """The rounds of the loops around `step` down to the loop at `line`, as (line, round)
-    pairs; None where the step is not inside that loop."""
-    return _down_to(step.rounds, line)
+    if here is None:
+        return None
+    return next((c.call for c in calls if _down_to(c.rounds, line) == here), None)
 
 
 def _down_to(rounds: Sequence[Round] | None, line: int) -> tuple[tuple[int, int], ...] | None:
