@@ -15,6 +15,7 @@ from explorer.trace.graph_view import view
 from explorer.trace.notes import english
 from explorer.trace.schema import Round
 from explorer.views.animation import CAPTION, MAX_FRAMES, NUMBERS, figure, frames_of
+from explorer.views.export import animation_view
 from explorer.views.present import compact
 from explorer.views.render import positions, svg
 from tests.programs import MY_RELU, SEED
@@ -147,6 +148,49 @@ def test_non_leaf_grad_is_none_unless_retained() -> None:
     assert np.all(np.array(kept.variables["y"].grad) == 4.5)
 
 
+def test_a_retained_grad_is_recorded_as_its_node_begins_as_pytorch_writes_it() -> None:
+    # y's hook changes what y.grad keeps; the second call adds to it; grad() writes it too;
+    # z is not in the third call's graph, and a leaf retains nothing of its own
+    code = ("x = torch.tensor([1.0, 2.0], requires_grad=True)\ny = x * 2\ny.retain_grad()\n"
+            "y.register_hook(lambda g: g + 100)\nz = (y * y).sum()\nz.retain_grad()\n"
+            "z.backward(retain_graph=True)\nz.backward(retain_graph=True)\n"
+            "w = torch.autograd.grad((y * 3).sum(), x)\n")
+    trace = execute(code)
+    assert trace.ok, trace.error
+    x = torch.tensor([1.0, 2.0], requires_grad=True)  # the same, in plain PyTorch
+    y = x * 2
+    y.retain_grad()
+    y.register_hook(lambda g: g + 100)
+    z = (y * y).sum()
+    z.retain_grad()
+    z.backward(retain_graph=True)
+    plain = [{"z": z.grad.tolist(), "y": y.grad.tolist()}]
+    z.backward(retain_graph=True)
+    plain.append({"z": z.grad.tolist(), "y": y.grad.tolist()})
+    torch.autograd.grad((y * 3).sum(), x)
+    plain.append({"y": y.grad.tolist()})
+    assert plain[-1] == {"y": [311.0, 319.0]}  # (2y + 100) twice, then 3 + 100
+    for call, expected in zip(trace.backward, plain, strict=True):
+        assert {" = ".join(g.names): g.grad.values for g in call.retained} == expected
+        for g in call.retained:  # written as its node began: the step that runs it
+            assert call.steps[g.after - 1].node == g.node
+            (made,) = [n for n in trace.graphs[call.graph].nodes if n.id == g.leaf]
+            assert made.names == g.names and made.grad_fn == call.steps[g.after - 1].name
+
+
+def test_a_retained_grad_is_written_beside_its_tensor_when_its_node_begins() -> None:
+    trace = execute(SEED.replace("out = z.mean()", "z.retain_grad()\nout = z.mean()"))
+    call, fig = _figure(trace)
+    (retained,) = call.retained
+    said = [{n for n in _numbers(frame) or [] if n.startswith(".grad")} for frame in fig.frames]
+    assert said[-1] == {".grad = 4.5000", ".grad = 0.2500"}  # x's, and dout/dz = 1/4 each
+    step = retained.after - 1  # written as z's node began, and not before
+    assert ".grad = 0.2500" in said[step] and ".grad = 0.2500" not in said[step - 1]
+    hover = next(t for t in fig.data if t.customdata is not None)
+    assert hover.hovertext[list(hover.customdata).index(retained.leaf)] == (
+        ".grad = [[0.2500, 0.2500], [0.2500, 0.2500]]")
+
+
 def test_a_custom_function_runs_its_own_backward_in_the_pass() -> None:
     code = MY_RELU + ("x = torch.tensor([-1.0, 2.0], requires_grad=True)\n"
                       "s = (MyReLU.apply(x) * 3).sum()\ns.backward()\n")
@@ -271,8 +315,7 @@ def test_every_rule_names_the_ops_the_lessons_use() -> None:
 
 def _figure(trace: dict, at: int | None = None) -> tuple:
     call = trace.backward[0]
-    shown = view(trace.graphs[call.graph], call.roots, show_saved=False,
-                 show_attrs=False)
+    shown = animation_view(trace, call)
     return call, figure(call, positions(shown.dot), svg(shown.dot), shown.groups, at=at)
 
 

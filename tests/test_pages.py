@@ -182,6 +182,22 @@ def test_the_backward_page_replays_the_seed_pass_step_by_step() -> None:
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_backward_page_shows_a_retained_grad_from_the_step_that_wrote_it(lang: str) -> None:
+    at = _app(lang)
+    at.switch_page("pages/5_Backward.py").run()
+    at.session_state["backward.code"] = SEED.replace("out = z.mean()",
+                                                     "z.retain_grad()\nout = z.mean()")
+    at.button(key="backward.run").click().run()
+    assert not at.exception
+    assert text("retained_grads", lang) not in _text(at)  # step 1: z's node has not begun
+    at.button(key="backward.replay.1.forward").click().run()
+    assert "2. `MulBackward0`" in _text(at) and text("retained_grads", lang) in _text(at)
+    (table,) = at.table
+    assert table.value.iloc[0].tolist() == ["z", "`[[0.2500, 0.2500], [0.2500, 0.2500]]`"]
+    assert list(table.value.columns) == [text("col_tensor", lang), ".grad"]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_backward_call_that_raised_the_error_says_so_in_the_call_list(lang: str) -> None:
     at = _app(lang)
     at.switch_page("pages/5_Backward.py").run()

@@ -5,9 +5,11 @@ While a program runs, `Recorder` wraps `torch.autograd.backward` and `torch.auto
 graph before the engine frees anything, hooks every node of it, lets the engine run, and
 keeps, in the engine's own order, each node's incoming gradient (`grad_outputs`, already
 summed where edges meet), what it sent along each edge (`grad_inputs`), and every `.grad`
-it wrote. Nothing is recomputed and no extra backward pass runs: the program's hooks fire as
-often as in plain PyTorch, so a full Jacobian, which would take one pass per output element,
-is not built (`jacobian` is None and `jacobian_reason` says why); `vector` keeps the `v` of
+it wrote: a leaf's, and a variable's that retains its grad (`y.retain_grad()`), read as its
+node begins (the engine writes it after the tensor's hooks, before the node's pre-hooks).
+Nothing is recomputed and no extra backward pass runs: the program's hooks fire as often as
+in plain PyTorch, so a full Jacobian, which would take one pass per output element, is not
+built (`jacobian` is None and `jacobian_reason` says why); `vector` keeps the `v` of
 `y.backward(v)`, whose vᵀJ is what the engine delivers to each AccumulateGrad. Gradients
 batched by vmap (`is_grads_batched=True`) are left untouched: such calls run unrecorded.
 Calls a library function makes (torch.func's transforms, autograd.functional) are not
@@ -97,6 +99,8 @@ class Recorder:
         self.count = 0
         self._busy = False
         self._names: dict[int, list[str]] = {}
+        self._retaining: dict[Any, list[torch.Tensor]] = {}  # a node -> variables it made that
+        # retain their grad
         self._line: int | None = None  # the program's line making the call
         self._running: EngineStep | None = None  # the node the engine has started, not ended
         self._norms: dict[str, float] = {}  # the call's leaves' gradient norms, by name
@@ -159,7 +163,7 @@ class Recorder:
         value = roots[0] if len(roots) == 1 and roots[0].numel() == 1 else None
         call = Call(call=self.count, kind=kind, steps=[], leaf_grads=[], roots=[], root=None,
                     vector=None, value=_scalar(value) if value is not None else None)
-        self._names, self._norms = {}, {}
+        self._names, self._norms, self._retaining = {}, {}, {}
         full = self._in_full(self.count)
         if not full and not create_graph:  # most calls of a training loop: run bare
             kept_raised = False
@@ -206,6 +210,10 @@ class Recorder:
         named = {id(v) for v in variables.values()}
         extra = {f"root {i}": r for i, r in enumerate(roots) if id(r) not in named}
         graph = record(variables | extra, self.ids, self.max_nodes, self.modules, self.orders)
+        for t in {id(t): t for t in (*variables.values(), *extra.values())}.values():
+            if _retaining(t):
+                self._retaining.setdefault(t.grad_fn, []).append(t)
+        call.retained = [] if self._retaining else None
         if graph is not None and graph.dot:
             if not self.graphs or self.graphs[-1] != graph:
                 self.graphs.append(graph)
@@ -294,6 +302,7 @@ class Recorder:
         """The engine calls `before` as it starts `node` and `after` once it has run."""
         sid = self.ids.of_fn(node)
         targets = [self.ids.of_fn(u) if u is not None else None for u, _ in node.next_functions]
+        retaining = self._retaining.get(node, []) if full else []
 
         def before(grad_outputs: tuple[Any, ...]) -> None:
             if create_graph:
@@ -304,6 +313,10 @@ class Recorder:
                                            grad_outputs=[_grad(g) for g in grad_outputs],
                                            grad_inputs=[])
                 call.steps.append(self._running)
+            for t in retaining:  # its .grad is written: the engine ran its tensor's hooks
+                call.retained.append(LeafGrad(  # type: ignore[union-attr]
+                    node=sid, leaf=self.ids.of_tensor(t), names=self._names.get(id(t), []),
+                    after=len(call.steps), grad=_grad(t.grad)))
 
         def after(grad_inputs: tuple[Any, ...], grad_outputs: tuple[Any, ...]) -> None:
             if create_graph:
@@ -356,6 +369,12 @@ def _nodes(roots: tuple[torch.Tensor, ...]) -> Iterator[Any]:
             seen.add(node)
             yield node
             stack.extend(u for u, _ in node.next_functions if u is not None)
+
+
+def _retaining(value: Any) -> bool:
+    """A tensor a node made that retains its grad (torch's own class: a subclass's attributes
+    may run its code)."""
+    return type(value) is torch.Tensor and value.grad_fn is not None and value.retains_grad
 
 
 def _leaves(roots: tuple[torch.Tensor, ...]) -> list[torch.Tensor]:

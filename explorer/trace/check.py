@@ -378,7 +378,8 @@ class _Reader:
                 for grad in _at_most("a backward step's gradients", grads, nodes):
                     if grad is not None:
                         self.gradient(grad)
-        for leaf in call.leaf_grads:
+        for leaf in (*call.leaf_grads,
+                     *_at_most("a backward call's retained .grads", call.retained or [], nodes)):
             _short(leaf, ("node", "leaf"))
             leaf.names = _texts(leaf.names, MAX_VARIABLES)
             if leaf.grad is not None:

@@ -165,7 +165,9 @@ class EngineStep(Record, kw_only=True):
 
 
 class LeafGrad(Record, kw_only=True):
-    """A leaf's `.grad` as written after engine step `after` (1-based)."""
+    """A tensor's `.grad` as written by engine step `after` (1-based): a leaf's, by its
+    AccumulateGrad (`node`), or one that retains its grad (`retain_grad()`), as the node that
+    made it (`node`) began."""
 
     node: str
     leaf: str
@@ -258,12 +260,13 @@ class Call(Record, kw_only=True):
     jacobian: Any = None
     jacobian_reason: str | None = None
     returned: list[Returned] | None = None  # what torch.autograd.grad returned, input by input
+    retained: list[LeafGrad] | None = None  # the .grad of variables that retain it
 
     def gradients(self) -> Iterator[Gradient]:
         """Every gradient the call holds: those its steps passed, wrote and returned."""
         for step in self.steps:
             yield from (g for g in (*step.grad_outputs, *step.grad_inputs) if g is not None)
-        for held in (*self.leaf_grads, *(self.returned or ())):
+        for held in (*self.leaf_grads, *(self.retained or ()), *(self.returned or ())):
             if held.grad is not None:
                 yield held.grad
 

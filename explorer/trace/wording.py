@@ -18,6 +18,8 @@ RECORDS = {"$.error": "the error", "$.steps[]": "a step", "$.variables[]": "a va
            "$.backward[].steps[].grad_inputs[]": "a gradient",
            "$.backward[].leaf_grads[]": "a .grad written",
            "$.backward[].leaf_grads[].grad": "a gradient",
+           "$.backward[].retained[]": "a retained .grad written",
+           "$.backward[].retained[].grad": "a gradient",
            "$.backward[].returned[]": "a gradient grad() returned",
            "$.backward[].returned[].grad": "a gradient",
            "$.losses[]": "a backward call's summary"}

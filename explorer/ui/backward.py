@@ -240,12 +240,14 @@ def _engine_panel(call: Call, graph: Graph, index: int, lang: str,
                 st.error(text("sent_raised", lang), icon="🛑")
             elif not any(step.grad_inputs):
                 st.caption(text("sent_nothing", lang))
-    written = [g for g in call.leaf_grads if g.after <= index + (0 if asked else 1)]
-    if written:  # (a hook may have cleared a .grad)
-        st.markdown(f"**{text('leaf_grads', lang)}**")
-        latest = {g.leaf: g.grad for g in written}
-        _grads([(_name(nodes.get(leaf), leaf), grad) for leaf, grad in latest.items()],
-               text("col_leaf", lang), ".grad", lang)
+    for grads, heading, named in ((call.leaf_grads, "leaf_grads", "col_leaf"),
+                                  (call.retained or [], "retained_grads", "col_tensor")):
+        written = [g for g in grads if g.after <= index + (0 if asked else 1)]
+        if written:  # (a hook may have cleared a .grad)
+            st.markdown(f"**{text(heading, lang)}**")
+            latest = {g.leaf: g.grad for g in written}
+            _grads([(_name(nodes.get(leaf), leaf), grad) for leaf, grad in latest.items()],
+                   text(named, lang), ".grad", lang)
     if call.returned and index == len(call.steps) - 1 and not asked:
         st.markdown(f"**{text('returned_grads', lang)}**")
         _grads(_returned(call, nodes), text("col_input", lang), text("col_returned", lang),

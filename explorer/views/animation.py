@@ -4,19 +4,19 @@ The picture is graphviz's SVG of the same DOT the graph page shows, laid under t
 animated overlays sit at graphviz's own coordinates: an orange outline on the node the
 engine runs, green marks on the nodes done (never on one that raised the call's error),
 orange edges carrying gradient so far (wider for larger gradients), and gold marks on leaves
-whose `.grad` was written. With `numbers`, each edge is labelled with the gradient it
-carried, a node where edges meet with their sum (`2.2500 + 2.2500 = 4.5000`) and a leaf with
-the `.grad` written, in PyTorch's print style (explorer.views.numbers). A number is written
-once: an edge into a leaf's AccumulateGrad is not, where the `.grad` written beside the leaf
-says the same. No number covers another, a node, an edge (its arrowhead too) or a module's
-frame or name, or leaves the plot, however narrow it is drawn (down to a phone's NARROW
-pixels): each stands beside what it is about, else is written short (a few values,
-present.few, as they are; more as their shape and norm) on one line or on lines of their
-own, else stands in a margin with a dotted line to what it is about that crosses no other
-number and no node; one with no room even there is left off, never cut, and counted
-(`left_off`: the page says how many, and where to read them). A number is pinned by its side
-that faces what it is about, so that drawn wider (a desktop's plot writes it smaller) it
-still stands by it.
+(and tensors that retain their grad) whose `.grad` was written. With `numbers`, each edge is
+labelled with the gradient it carried, a node where edges meet with their sum
+(`2.2500 + 2.2500 = 4.5000`) and such a tensor with the `.grad` written, in PyTorch's print
+style (explorer.views.numbers). A number is written once: an edge into a leaf's AccumulateGrad is
+not, where the `.grad` written beside the leaf says the same. No number covers another, a
+node, an edge (its arrowhead too) or a module's frame or name, or leaves the plot, however
+narrow it is drawn (down to a phone's NARROW pixels): each stands beside what it is about,
+else is written short (a few values, present.few, as they are; more as their shape and norm)
+on one line or on lines of their own, else stands in a margin with a dotted line to what it
+is about that crosses no other number and no node; one with no room even there is left off,
+never cut, and counted (`left_off`: the page says how many, and where to read them). A
+number is pinned by its side that faces what it is about, so that drawn wider (a desktop's
+plot writes it smaller) it still stands by it.
 Frames hold only overlay data, and long passes are batched into at most MAX_FRAMES frames.
 Frames come in blocks of about sqrt(frames): a block's first frame holds every overlay, the
 others only what changed since it (plotly merges them into it), so the figure grows about
@@ -35,7 +35,7 @@ from typing import Any, NamedTuple
 import plotly.graph_objects as go
 
 from explorer.content.i18n import text
-from explorer.trace.schema import Call, Gradient
+from explorer.trace.schema import Call, Gradient, LeafGrad
 from explorer.views.hooked import changed
 from explorer.views.numbers import written
 from explorer.views.present import described, few, preview
@@ -119,7 +119,7 @@ def figure(call: Call, layout: dict[str, Any], svg: str,
                if math.isfinite(size)), default=1.0) or 1.0
     y1 = layout["bb"][3]
     written_at: dict[int, list[str]] = {}
-    for g in call.leaf_grads:
+    for g in _written(call):
         written_at.setdefault(g.after - 1, []).append(g.leaf)
     if numbers is None:
         numbers = len(boxes) <= NUMBERS_UP_TO
@@ -359,12 +359,17 @@ def _labels(call: Call, where: dict[str, str], boxes: dict[str, tuple], carried:
             if sent and sent.to:
                 received.setdefault(where.get(sent.to, sent.to), []).append(
                     described(sent))
-    for g in call.leaf_grads:
+    for g in _written(call):
         if g.leaf in boxes:
             anchors[("grad", g.leaf)] = boxes[g.leaf]
             out.setdefault(g.after - 1, {})[("grad", g.leaf)] = _forms(g.grad,
                                                                           ".grad = ")
     return out, anchors
+
+
+def _written(call: Call) -> list[LeafGrad]:
+    """The `.grad`s a call wrote: its leaves', then those of the tensors that retain theirs."""
+    return [*call.leaf_grads, *(call.retained or ())]
 
 
 def _said_by_grad(call: Call, where: dict[str, str], boxes: dict[str, tuple],
@@ -804,7 +809,7 @@ def _hover(call: Call, where: dict[str, str], told: int, lang: str) -> dict[str,
         for g in step.grad_inputs:
             if g:
                 lines.append(f"→ {escape(str(ops.get(g.to, g.to)))}: {escape(preview(g.values))}")
-    for g in call.leaf_grads:
+    for g in _written(call):
         shown = "?" if g.after > told + 1 else preview(g.grad.values) if g.grad \
             else "None"
         told_of.setdefault(g.leaf, []).append(f".grad = {escape(shown)}")

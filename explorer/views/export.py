@@ -101,9 +101,10 @@ def backward_call(trace: Trace, call: int | None = None, lang: str = "en") -> Ca
 
 
 def animation_view(trace: Trace, call: Call) -> View:
-    """What the animation draws under its overlays: the graph behind the call's roots,
-    without saved tensors or attributes."""
-    return view(trace.graphs[call.graph], call.roots, show_saved=False, show_attrs=False)
+    """What the animation draws under its overlays: the graph behind the call's roots and
+    the tensors whose retained `.grad` it wrote, without saved tensors or attributes."""
+    return view(trace.graphs[call.graph], [*call.roots, *(g.leaf for g in call.retained or ())],
+                show_saved=False, show_attrs=False)
 
 
 def animation_html(trace: Trace, call: int | None = None, lang: str = "en",
