@@ -55,7 +55,9 @@ def hostile() -> dict[str, Any]:
             "steps": [{"node": "n2", "name": EVIL, "grad_outputs": [gradient(device=EVIL)],
                        "grad_inputs": [gradient(values=[EVIL], to="t1")]}],
             "leaf_grads": [{"node": "n2", "leaf": "t1", "names": [EVIL], "after": 1,
-                            "grad": gradient(values=[EVIL])}]}
+                            "grad": gradient(values=[EVIL])}],
+            "retained": [{"node": "n2", "leaf": "t3", "names": [EVIL], "after": 1,
+                          "grad": gradient(values=[EVIL])}]}
     step = {"line": 1, "end_line": 1, "output": EVIL, "variables": variables, "graph": 0}
     return forged(ok=False, stdout=EVIL, variables=variables, steps=[step], graphs=[graph],
                   backward=[call], warnings=[EVIL], notes=[NOTE], device=EVIL,

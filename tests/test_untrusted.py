@@ -168,6 +168,8 @@ def test_an_answer_of_the_wrong_shape_is_a_clear_bad_result() -> None:
                                                                 "kind": "href"}]}]), "edge"),
             (forged(backward=[call] * (MAX_CALLS + 1)), f"at most {MAX_CALLS}"),
             (forged(backward=[{"call": 1}]), "a backward call has no kind"),
+            (forged(backward=[call | {"retained": [{"node": "n2"}]}]),
+             "a retained .grad written has no leaf"),
             (forged(unstepped=[{"loop": -1, "line": 1, "name": "while", "round": 3}]),
              "unstepped holds what is not a whole number ≥ 0"),
             (forged(unstepped=[{"loop": 0, "line": 1, "name": "while", "round": 0}]),
