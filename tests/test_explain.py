@@ -156,6 +156,7 @@ CASES = [
     pytest.param(lambda: torch.ones(3)[5], IndexError, "t.shape", id="tensor-index"),
     pytest.param(lambda: np.ones(3)[5], IndexError, "t.shape", id="numpy-index"),
     pytest.param(lambda: torch.ones(2, 3).sum(dim=2), IndexError, "t.dim()", id="dim"),
+    pytest.param(lambda: _leaf().grad.zero_(), AttributeError, "is not None", id="none-grad"),
 ]
 
 
@@ -231,7 +232,8 @@ def test_error_type_is_respected() -> None:
 
 @pytest.mark.parametrize(
     ("error_type", "message"),
-    [("ValueError", "boom"), ("RuntimeError", "something else entirely"), ("KeyError", "'x'")],
+    [("ValueError", "boom"), ("RuntimeError", "something else entirely"), ("KeyError", "'x'"),
+     ("AttributeError", "'NoneType' object has no attribute 'append'")],
 )
 def test_unrelated_errors_get_none(error_type: str, message: str) -> None:
     assert explain(error_type, message) is None

@@ -90,9 +90,10 @@ def test_a_loop_the_error_cut_short_is_said_to_have_raised_in_its_last_round(top
     line = 2 if top else 3
     assert trace.unstepped == [LastRound(loop=0, line=line, name="i", round=58)]
     assert unstepped(trace.unstepped[0], trace.steps, "en") == (
-        f"The `i` loop at line {line} ran 58 rounds: the error stopped its last, round 58, whose "
+        f"The `i` loop at line {line} ran 58 rounds: the error stopped its last round, whose "
         "lines were not stepped. Step through that round to see them.")
-    assert "错误在最后一轮（第 58 轮）中抛出" in unstepped(trace.unstepped[0], trace.steps, "zh")
+    said = unstepped(trace.unstepped[0], trace.steps, "zh")
+    assert "共运行了 58 轮：错误在最后一轮中抛出" in said
 
 
 def _plain_x() -> torch.Tensor:
@@ -146,7 +147,8 @@ def test_a_dataloader_of_the_programs_own_dataset_steps_its_last_batch_when_aske
             "        opt.zero_grad()\n        loss.backward()\n        opt.step()\n"
             "print(loss.item())\n")
     first = run(code)
-    assert first.unstepped == [LastRound(loop=1, line=14, name="xb, yb", round=48)]
+    assert first.unstepped == [LastRound(loop=1, line=14, name="xb, yb", round=48,
+                                          count=16)]
     again = run(code, rounds=((1, 48),))
     assert again.unstepped == [] and again.stdout == first.stdout
     assert [(r.name, r.round, r.of) for r in again.backward[-1].rounds] == [
@@ -161,7 +163,8 @@ def test_an_inner_loops_last_round_asked_for_alone_is_stepped() -> None:
     which is unknown, so both are named; asked alone, the inner one is stepped."""
     code = "n = 0\nwhile n < 30:\n    n += 1\n    for i in range(3):\n        x = n * 10 + i\n"
     first = run(code)
-    assert [(last.name, last.round) for last in first.unstepped] == [("while", 30), ("i", 90)]
+    assert [(last.name, last.round, last.count) for last in first.unstepped] == [
+        ("while", 30, None), ("i", 90, 3)]  # i's last round is labelled round 3
     again = run(code, rounds=((1, 90),))
     assert [last.name for last in again.unstepped] == ["while"]
     (last_x,) = [s for s in again.steps if s.line == 5 and s.rounds[0].round == 30]
@@ -240,3 +243,15 @@ def test_the_first_step_of_a_loops_last_round_stepped_is_found() -> None:
     at = last_round(nested.steps, 7)
     assert at is not None and [r.round for r in nested.steps[at].rounds] == [3, 40]
     assert [r.round for r in nested.steps[at - 1].rounds] != [3, 40]
+
+
+def test_a_round_kept_that_the_error_stopped_at_its_first_line_is_not_offered_again() -> None:
+    # .grad is None before the first backward(): round 1 of both loops is kept, and a run
+    # asked for it would step no more than the state where the error stopped
+    code = ("model = torch.nn.Linear(2, 1)\nfor it in range(3):\n"
+            "    for p in model.parameters():\n        p.grad.zero_()\n"
+            "    model(torch.ones(2)).sum().backward()\n")
+    trace = execute(code, limits=LIMITS)
+    assert trace.error is not None and trace.error.type == "AttributeError"
+    assert trace.unstepped == []
+    assert trace.steps[-1].stopped and [r.round for r in trace.steps[-1].rounds] == [1, 1]

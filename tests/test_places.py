@@ -88,10 +88,19 @@ def test_a_loops_unstepped_last_round_is_said_raised_only_where_the_error_stoppe
     last = LastRound(loop=1, line=11, name="j", round=58)
     cut = [*RUN[:2], step(21, ("epoch", 1, 2), ("j", 58, 100), stopped=True)]
     assert places.raised_in(cut, 11) and places.raised_in(cut, 10)
-    assert places.unstepped(last, cut, "en").endswith(
-        "the error stopped its last, round 58, whose lines were not stepped. Step through that "
-        "round to see them.")
-    assert "错误在最后一轮（第 58 轮）中抛出" in places.unstepped(last, cut, "zh")
+    assert places.unstepped(last, cut, "en") == (
+        "The `j` loop at line 11 ran 58 rounds: the error stopped its last round, whose lines "
+        "were not stepped. Step through that round to see them.")
+    assert "共运行了 58 轮：错误在最后一轮中抛出" in places.unstepped(last, cut, "zh")
+    assert places.last_round_number(last) == 58
+    # An inner loop's rounds over the run, and the round its steps are labelled with
+    inner = LastRound(loop=1, line=11, name="j", round=158, count=58)
+    assert places.unstepped(inner, cut, "en").startswith(
+        "The `j` loop at line 11 ran 158 rounds in all, the last of them round 58 of its last "
+        "run: the error stopped its last round")
+    said = places.unstepped(inner, cut, "zh")
+    assert "共运行了 158 轮，最后一轮是它最后一次运行中的第 58 轮" in said
+    assert places.last_round_number(inner) == 58
     for steps in (RUN, [*RUN, step(30, stopped=True)], []):  # ended, or stopped outside it
         assert not places.raised_in(steps, 11)
         assert "does not know its length" in places.unstepped(last, steps, "en")

@@ -291,6 +291,7 @@ class Lines:
         self._entered: dict[int, tuple[int, int]] = {}
         self._calls: dict[CodeType, int] = {}  # a function's code → its calls over the run
         self._total: dict[int, int] = {}  # loop → rounds it started over the run
+        self._latest: dict[int, int] = {}  # loop → its latest round, counted in its own run
         self._lengths: dict[tuple[int, int], int] = {}  # (frame, loop) → rounds it will run
         self._in_last: set[tuple[int, int]] = set()  # (frame, loop) that began its last round
         # loop → the last of its rounds over the run in which a line it holds innermost was
@@ -365,6 +366,7 @@ class Lines:
         total = self._total[number] = self._total.get(number, 0) + 1
         before = self._rounds.get(key) or _Round(0, 0, False)
         count, now = before.count + 1, self.now()
+        self._latest[number] = count
         # A top-level `while` has no `loop` call before it (a statement of its own would be a
         # step): its run began as its first round did.
         began = before.loop_began if key in self._rounds else now
@@ -441,15 +443,18 @@ class Lines:
 
     def unstepped(self) -> list[LastRound]:
         """The loops whose last round over the run ran lines of their own (not an inner
-        loop's) that no step went through, which a run asked for it would step (none once
-        steps ran out: they would run out there too)."""
+        loop's) that no step went through, which a run asked for it would step: none in a
+        round kept already (its error stopped its first line, say: a run asked for it would
+        step no more), and none once steps ran out (they would run out there too)."""
         if self.over or not self.most:
             return []
         inside = {place.loops[-1] for place in self.plan.places if place.loops}
         return [LastRound(loop=number, line=self.plan.loops[number].line,
-                          name=self.plan.loops[number].name, round=total)
+                          name=self.plan.loops[number].name, round=total,
+                          count=count if (count := self._latest[number]) != total else None)
                 for number, total in sorted(self._total.items())
-                if number in inside and self._settled.get(number) != total][:MAX_UNSTEPPED]
+                if number in inside and self._settled.get(number) != total
+                and not kept(total) and (number, total) not in self.asked][:MAX_UNSTEPPED]
 
     def where(self, frames: list[tuple[FrameType, int]],
               loops: tuple[int, ...] | None = None) -> Where:

@@ -214,6 +214,8 @@ class LastRound(Record, kw_only=True):
     line: Annotated[int, msgspec.Meta(ge=1)]
     name: str  # what the loop walks (`batch`), or `while`
     round: Annotated[int, msgspec.Meta(ge=1)]  # its rounds over the run
+    count: Annotated[int, msgspec.Meta(ge=1)] | None = None  # the last round in its own run,
+    # where it ran more than once (an inner loop): the round its steps would be labelled
 
 
 Unstepped = Annotated[list[LastRound], msgspec.Meta(max_length=MAX_UNSTEPPED)]

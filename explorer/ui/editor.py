@@ -146,9 +146,10 @@ def _last_rounds(name: str, language: str) -> None:
             st.caption(f"{said} {text('last_round_unrepeatable', language)}")
             continue
         st.caption(said)
-        st.button(text("last_round_again", language, round=last.round), icon=":material/replay:",
+        number = places.last_round_number(last)
+        st.button(text("last_round_again", language, round=number), icon=":material/replay:",
                   key=f"{name}.again.{last.loop}",
-                  help=text("last_round_help", language, round=last.round),
+                  help=text("last_round_help", language, round=number),
                   on_click=st.session_state.update, args=({f"{name}.again": (code, last)},))
 
 

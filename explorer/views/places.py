@@ -58,7 +58,15 @@ def unstepped(last: LastRound, steps: Sequence[Step], lang: str) -> str:
     it there, or it did not know its length, so that round was known to be its last only once
     it had run."""
     key = "last_round_raised" if raised_in(steps, last.line) else "last_round"
-    return text(key, lang, loop=code_span(last.name), line=last.line, rounds=last.round)
+    ran = text("ran_rounds", lang, rounds=last.round) if last.count is None else text(
+        "ran_rounds_runs", lang, rounds=last.round, count=last.count)
+    return text(key, lang, loop=code_span(last.name), line=last.line, ran=ran)
+
+
+def last_round_number(last: LastRound) -> int:
+    """The number a step of a loop's last round (`last`) gives it: its round in the loop's
+    own run (an inner loop's counts start again in each)."""
+    return last.round if last.count is None else last.count
 
 
 def in_frame_before(steps: Sequence[Step], index: int) -> Step | None:
