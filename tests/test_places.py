@@ -148,6 +148,24 @@ def test_rounds_run_between_two_steps_and_not_stepped_are_said() -> None:
     assert places.not_stepped(at(12, 10), at(8, 11), "en") is None  # the next round
     assert places.not_stepped(at(12, 3, 1), at(8, 3, 40), "en") == "rounds 2–39 of `i`"
     assert places.not_stepped(at(12, 3, 9), at(8, 4, 1), "en") is None  # the outer one's next
-    assert places.not_stepped(at(12, 1, 10), at(8, 2, 10), "en") == "rounds 1–9 of `i`"
+    assert places.not_stepped(at(12, 1, 10), at(8, 2, 10), "en") == (
+        "rounds 1–9 of `i` (in round 2 of `while`)")
     assert places.not_stepped(None, at(8, 17), "en") is None
     assert places.not_stepped(at(12, 10), step(3), "en") is None  # out of the loop
+
+
+def test_rounds_of_an_inner_loop_of_known_length_left_or_begun_are_said() -> None:
+    def at(line: int, *rounds: int) -> Step:  # for epoch in range(4): for b in range(4)
+        return step(line, *((name, r, 4) for name, r in zip(("epoch", "b"), rounds,
+                                                             strict=False)))
+    # Into the inner loop at its round 4, from the line before it: its rounds 1–3 ran
+    assert places.not_stepped(at(5, 4), at(6, 4, 4), "en") == "rounds 1–3 of `b`"
+    # Out of it after round 2: rounds 3–4 ran, then the line after it
+    assert places.not_stepped(at(6, 2, 2), at(7, 2), "en") == "rounds 3–4 of `b`"
+    # Across the outer loop's next round: the rest of b's run, then its new run's first two
+    assert places.not_stepped(at(6, 3, 2), at(6, 4, 3), "en") == (
+        "rounds 3–4 of `b` (in round 3 of `epoch`); rounds 1–2 of `b` (in round 4 of `epoch`)")
+    assert places.not_stepped(at(6, 3, 2), at(6, 4, 3), "zh") == (
+        " `b` 的第 3–4 轮（`epoch` 的第 3 轮中）； `b` 的第 1–2 轮（`epoch` 的第 4 轮中）")
+    assert places.not_stepped(at(6, 1, 4), at(6, 3, 1), "en") == "round 2 of `epoch`"
+    assert places.not_stepped(at(6, 3, 3), at(6, 3, 4), "en") is None  # the next round

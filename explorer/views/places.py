@@ -78,29 +78,56 @@ def in_frame_before(steps: Sequence[Step], index: int) -> Step | None:
 
 
 def not_stepped(before: Step | None, step: Step, lang: str) -> str | None:
-    """The rounds of a loop that ran between step `before` and `step` with no step of
-    theirs shown (a long loop keeps only some), in words: "rounds 11–16 of `while`"; or,
-    where `step` is in the round after `before`'s, those of the loop inside it before its
-    round; None where none were left out."""
+    """The rounds of loops that ran between step `before` and `step` with no step of theirs
+    shown (a long loop keeps only some), in words: "rounds 11–16 of `while`"; None where
+    none were left out. Leaving `before`'s loops, the rest of the rounds of each (where its
+    length is known); then the rounds of a loop both are in between their two rounds; then,
+    entering `step`'s loops, each one's rounds before `step`'s. Those inside a loop's round
+    say which round (`rounds 3–4 of b (in round 3 of epoch)`)."""
     if before is None:
         return None
-    rounds = step.rounds or []
-    for depth, (was, now) in enumerate(zip(before.rounds or [], rounds, strict=False)):
-        if was.line != now.line:
-            return None
-        if was.round == now.round:
-            continue
-        first, last, loop = was.round + 1, now.round - 1, now
-        if now.round - was.round == 1:  # the next round: the one inside it from its first
-            if depth + 1 == len(rounds):
-                return None
-            loop = rounds[depth + 1]
-            first, last = 1, loop.round - 1
-        if last < first:
-            return None
-        return text("rounds_between" if last > first else "round_between", lang,
-                    first=first, last=last, loop=code_span(loop.name))
-    return None
+    was, now = before.rounds or [], step.rounds or []
+    depth = 0
+    while depth < min(len(was), len(now)) and rounds_of(was[depth:depth + 1]) == rounds_of(
+            now[depth:depth + 1]):
+        depth += 1
+    if depth == len(was) == len(now):
+        return None
+    parts: list[str] = []
+    if depth < min(len(was), len(now)) and was[depth].line == now[depth].line and (
+            was[depth].round < now[depth].round):  # a later round of the same loop's run
+        old, new = was[depth], now[depth]
+        parts += [_in(part, old, lang) for part in _rest(was[depth + 1:], lang)]
+        parts += filter(None, [_span(old.round + 1, new.round - 1, new, lang)])
+        parts += [_in(part, new, lang) for part in _begun(now[depth + 1:], lang)]
+    else:  # out of loops, into others
+        parts += _rest(was[depth:], lang) + _begun(now[depth:], lang)
+    return text("list_separator", lang).join(parts) or None
+
+
+def _rest(loops: Sequence[Round], lang: str) -> list[str]:
+    """The rounds of `loops` (outermost first) after those they are in, innermost first, as
+    they ran; of those whose length is known."""
+    return [said for loop in reversed(loops) if loop.of is not None
+            and (said := _span(loop.round + 1, loop.of, loop, lang))]
+
+
+def _begun(loops: Sequence[Round], lang: str) -> list[str]:
+    """The rounds of `loops` (outermost first) before those they are in."""
+    return [said for loop in loops if (said := _span(1, loop.round - 1, loop, lang))]
+
+
+def _span(first: int, last: int, loop: Round, lang: str) -> str | None:
+    """"rounds 3–4 of `b`", "round 3 of `b`"; None where there are none."""
+    if last < first:
+        return None
+    return text("rounds_between" if last > first else "round_between", lang, first=first,
+                last=last, loop=code_span(loop.name))
+
+
+def _in(rounds: str, loop: Round, lang: str) -> str:
+    """`rounds` said to have run in `loop`'s round."""
+    return text("between_in", lang, rounds=rounds, round=loop.round, loop=code_span(loop.name))
 
 
 def raised_in(steps: Sequence[Step], line: int) -> bool:
