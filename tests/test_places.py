@@ -129,6 +129,11 @@ def test_a_round_on_or_back_is_the_same_line_in_the_loops_next_kept_round() -> N
              step(6, ("k", 2, 2), calls=["f"])]
     assert places.other_round(twice, 0, later=True) == 2
     assert places.other_round(twice, 2, later=False) == 1
+    # Called from lines 9 and 10 in each round: on and back keep to the same caller's line
+    callers = [replace(step(6, ("k", k, 2), calls=["f"]), calling=[line])
+               for k in (1, 2) for line in (9, 10)]
+    assert places.other_round(callers, 1, later=True) == 3
+    assert places.other_round(callers, 2, later=False) == 0
 
 
 def test_a_loop_is_named_by_what_it_walks_as_written() -> None:

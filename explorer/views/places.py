@@ -161,15 +161,17 @@ def folded(stopping: Sequence[int], index: int) -> int:
 
 
 def other_round(steps: Sequence[Step], index: int, later: bool) -> int | None:
-    """The same line as step `index` in the next (`later`) or previous kept round of the
-    loops around it, crossing into the outer loop's next round; None when there is none."""
+    """The same line as step `index`, reached through the same calls (a function called from
+    two lines is two places), in the next (`later`) or previous kept round of the loops around
+    it, crossing into the outer loop's next round; None when there is none."""
     step = steps[index]
     if not step.rounds:
         return None
     here = rounds_of(step.rounds)
     others = range(index + 1, len(steps)) if later else range(index - 1, -1, -1)
     return next((i for i in others if steps[i].line == step.line and steps[i].rounds
-                 and rounds_of(steps[i].rounds) != here), None)
+                 and steps[i].calling == step.calling and rounds_of(steps[i].rounds) != here),
+                None)
 
 
 def rounds_of(rounds: Sequence[Round] | None) -> tuple[tuple[int, int], ...]:
