@@ -174,3 +174,15 @@ def test_rounds_of_an_inner_loop_of_known_length_left_or_begun_are_said() -> Non
         " `b` 的第 3–4 轮（`epoch` 的第 3 轮中）； `b` 的第 1–2 轮（`epoch` 的第 4 轮中）")
     assert places.not_stepped(at(6, 1, 4), at(6, 3, 1), "en") == "round 2 of `epoch`"
     assert places.not_stepped(at(6, 3, 3), at(6, 3, 4), "en") is None  # the next round
+
+
+def test_a_backward_call_is_placed_in_the_function_whose_line_made_it() -> None:
+    code = ("w = torch.ones(2, requires_grad=True)\ndef train_step(x):\n"
+            "    loss = (w * x).sum()\n    loss.backward()\n    return loss\n"
+            "for epoch in range(3):\n    train_step(torch.ones(2))\n(w * 2).sum().backward()\n")
+    trace = execute(code)
+    made = [places.making(trace.steps, trace.losses, call) for call in trace.backward]
+    assert [(m.line, places.function_short(m)) for m in made] == [
+        (4, "train_step() #1"), (4, "train_step() #2"), (4, "train_step() #3"), (8, "")]
+    # A call whose line was not stepped (steps ran out, say) is placed nowhere
+    assert places.making(trace.steps[:3], trace.losses, trace.backward[-1]) is None

@@ -139,16 +139,19 @@ def _call(page: str, trace: Trace, lang: str, chosen: int | None) -> Call | None
     if st.session_state.get(key) not in calls:  # a new run: its last call
         st.session_state[key] = trace.backward[-1].call
     call = calls[st.selectbox(text("backward_call", lang), list(calls), key=key,
-                              format_func=lambda n: _call_name(calls[n], lang))]
+                              format_func=lambda n: _call_name(calls[n], trace, lang))]
     keep("call", call.call)
     return call
 
 
-def _call_name(call: Call, lang: str) -> str:
+def _call_name(call: Call, trace: Trace, lang: str) -> str:
     """A recorded call as the call list names it: its number, its kind, the rounds of the
-    loops it ran in and whether it raised ("#2 (backward) · t round 2/5 · raised an
+    loops it ran in, the function of the program's it was made in (where its line was
+    stepped) and whether it raised ("#2 (backward) · t round 2/5 · step() #2 · raised an
     error")."""
+    made = places.making(trace.steps, trace.losses, call)
     parts = [f"#{call.call} ({call.kind})", places.rounds_short(call.rounds, lang),
+             places.function_short(made) if made else "",
              text("call_raised", lang) if call.raised else ""]
     return " · ".join(part for part in parts if part)
 

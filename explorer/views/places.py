@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from explorer.content.i18n import text
 from explorer.content.markdown import code_span
 from explorer.trace import Step
-from explorer.trace.schema import Call, LastRound, Round
+from explorer.trace.schema import Call, LastRound, Round, Summary
 
 SHORT = 24  # characters of a loop's or function's name in a short label (the slider's)
 
@@ -46,11 +46,27 @@ def place(step: Step, lang: str) -> str:
     """A step in few words, as plain text (the slider's label): its line, its loops' rounds
     and its innermost function, with which call it is: "line 12 · epoch round 2/3 · step()
     #2"."""
-    parts = [text("line_short", lang, line=step.line), rounds_short(step.rounds, lang)]
-    if step.calls:
-        parts.append(f"{_short(step.calls[-1])}()" + (
-            "" if step.called is None else f" #{step.called:,}"))
+    parts = [text("line_short", lang, line=step.line), rounds_short(step.rounds, lang),
+             function_short(step)]
     return " · ".join(part for part in parts if part)
+
+
+def function_short(step: Step) -> str:
+    """The innermost function of the program's a step is in, with which call: "step() #2";
+    "" at top level."""
+    if not step.calls:
+        return ""
+    return f"{_short(step.calls[-1])}()" + ("" if step.called is None else f" #{step.called:,}")
+
+
+def making(steps: Sequence[Step], losses: Sequence[Summary], call: Call) -> Step | None:
+    """The step of the line that made backward `call` (the first after the steps made before
+    it, where that is its line's); None where that line was not stepped."""
+    summary = losses[call.call - 1] if call.call <= len(losses) else None
+    step = steps[call.after] if call.after is not None and call.after < len(steps) else None
+    if step is None or summary is None or summary.call != call.call:
+        return None
+    return step if step.line == summary.line else None
 
 
 def unstepped(last: LastRound, steps: Sequence[Step], lang: str) -> str:
