@@ -96,10 +96,10 @@ def test_a_loops_unstepped_last_round_is_said_raised_only_where_the_error_stoppe
     # An inner loop's rounds over the run, and the round its steps are labelled with
     inner = LastRound(loop=1, line=11, name="j", round=158, count=58)
     assert places.unstepped(inner, cut, "en").startswith(
-        "The `j` loop at line 11 ran 158 rounds in all, the last of them round 58 of its last "
-        "run: the error stopped its last round")
+        "The `j` loop at line 11 ran 158 rounds in all (58 in its last run): the error stopped "
+        "its last round")
     said = places.unstepped(inner, cut, "zh")
-    assert "共运行了 158 轮，最后一轮是它最后一次运行中的第 58 轮" in said
+    assert "共运行了 158 轮（最后一次运行了 58 轮）" in said
     assert places.last_round_number(inner) == 58
     for steps in (RUN, [*RUN, step(30, stopped=True)], []):  # ended, or stopped outside it
         assert not places.raised_in(steps, 11)
