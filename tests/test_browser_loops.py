@@ -145,7 +145,8 @@ def test_a_while_loops_last_round_is_stepped_through_when_asked(
     try:
         page.goto(f"{app_url}/Playground?lang={lang}&code={encode_code(WHILE)}")
         said = page.locator("[data-testid='stCaptionContainer']").filter(
-            has_text=_said("last_round", lang, loop="while", line=4, rounds=29))
+            has_text=_said("last_round", lang, loop="while", line=4,
+                           ran=text("ran_rounds", lang, rounds=29)))
         expect(said).to_be_visible()  # 29 rounds: 1-10 and 20 stepped, not the last
         again = page.get_by_role("button", name=text("last_round_again", lang, round=29))
         said.scroll_into_view_if_needed()
