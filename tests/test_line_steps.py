@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import gc
 import time
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -756,8 +757,26 @@ def test_a_return_step_lets_the_value_go_as_the_function_returns() -> None:
     namespace = {"frames": frames, "__ae_line__": lambda number: None,
                  "__ae_enter__": lambda: None, "__ae_recursion__": RecursionError}
     exec(compile(tree, "<planned>", "exec"), namespace)  # noqa: S102 - the test's own program
-    assert namespace["f"](1) == [1] and found.places[-1].returns
-    assert lines_module.RETURNED not in frames[0].f_locals
+    assert namespace["f"](1) == [1] and found.places[-1].hands == "return"
+    assert frames[0].f_locals[lines_module.RETURNED] == []
+
+
+def test_a_generator_paused_at_its_yield_keeps_no_value_the_rewrite_held() -> None:
+    tree = ast.parse("def gen():\n    for k in range(2):\n        yield Box(k)\n")
+    found = lines_module.plan(tree)
+
+    class Box:  # a value the consumer lets go of while the generator is paused
+        def __init__(self, k: int) -> None:
+            self.k = k
+
+    namespace = {"Box": Box, "__ae_line__": lambda number: None, "__ae_enter__": lambda: None,
+                 "__ae_loop__": lambda number, iterable=None: iterable,
+                 "__ae_round__": lambda number: None, "__ae_recursion__": RecursionError}
+    exec(compile(tree, "<planned>", "exec"), namespace)  # noqa: S102 - the test's own program
+    paused = namespace["gen"]()
+    gone = weakref.ref(next(paused))
+    assert gone() is None and found.places[-1].hands == "yield"
+    assert next(paused).k == 1
 
 
 def test_comprehensions_and_lambdas_are_not_frames_of_their_own() -> None:
@@ -781,8 +800,11 @@ def test_a_generator_keeps_its_rounds_while_the_consumer_loops() -> None:
         [(2, "k", 3, 4)], [(2, "k", 4, 4)]]
     assert all(s.calls == ["gen"] for s in made)
     assert [s.locals["v"].values for s in made] == [0, 10, 20, 30]
-    resumed = [s for s in inner(trace) if s.line == 4]  # after `yield v`, once resumed
-    assert [s.rounds[-1].round for s in resumed] == [1, 2, 3, 4]
+    # At `yield v` as it hands v over, before the consumer's line that took it
+    handed = [k for k, s in enumerate(trace.steps) if s.line == 4]
+    assert [trace.steps[k].rounds[-1].round for k in handed] == [1, 2, 3, 4]
+    assert [trace.steps[k].locals["yield"].values for k in handed] == [0, 10, 20, 30]
+    assert [trace.steps[k + 1].line for k in handed] == [8, 8, 10, 10]
 
 
 def test_blocks_step_inside_while_else_try_and_with() -> None:
@@ -1008,14 +1030,17 @@ class _Watched(lines_module.Lines):
 
 
 def test_round_counters_stay_bounded() -> None:
-    # 20,000 calls each starting a loop, 6,000 generators left paused inside theirs, and a
-    # recursion with a loop in each frame: the counters (and the clocks of the functions
-    # begun) are forgotten past FORGET entries.
+    # 20,000 calls each starting a loop, 6,000 generators left paused inside theirs, 6,000
+    # left paused outside any loop, and a recursion with a loop in each frame: the counters
+    # (and the clocks of the functions begun) are forgotten past FORGET entries.
     code = ("def once():\n    for j in range(1):\n        x = j\n\n"
             "def gen():\n    for k in range(3):\n        yield k\n\n"
+            "def flat():\n    yield 1\n\n"
             "def down(n):\n    for i in range(1):\n        if n:\n            down(n - 1)\n\n"
             "for n in range(20_000):\n    once()\n"
             "paused = []\nfor n in range(6_000):\n    g = gen()\n    first = next(g)\n"
+            "    paused.append(g)\n"
+            "for n in range(6_000):\n    g = flat()\n    first = next(g)\n"
             "    paused.append(g)\n"
             "down(300)\n")
     _Counting.peaks.clear()

@@ -174,7 +174,7 @@ class _Steps:
     def inner(self, place: Place, where: Where) -> int:
         """The step after the line at `place` inside the statement running; what it cost:
         the tensor and array elements it described, and a thousand for each graph node."""
-        self.take(place.line, place.end_line, where, self.line, returns=place.returns)
+        self.take(place.line, place.end_line, where, self.line, hands=place.hands)
         step = self.trace.steps[-1]
         graph = self.trace.graphs[step.graph] if step.graph is not None else None
         return sum(v.numel or 0 for v in (*step.variables.values(),
@@ -182,14 +182,15 @@ class _Steps:
             graph.nodes if graph else ())
 
     def take(self, line: int, end_line: int, where: Where | None = None,
-             within: int | None = None, stopped: bool = False, returns: bool = False) -> None:
+             within: int | None = None, stopped: bool = False, hands: str | None = None
+             ) -> None:
         """Step after lines `line`–`end_line`, `where` a line inside the top-level statement
-        at line `within` ran; or, `stopped`, where the run's error stopped them; or before the
-        function `returns` the value it holds, shown as its local `return`. The graph's
+        at line `within` ran; or, `stopped`, where the run's error stopped them; or before a
+        `return` or `yield` (`hands`) hands over the value it holds, shown as such. The graph's
         tensors are named by the variables of the function the line is in too (one whose
         name a global has as `forward.y`)."""
         cap = self.limits.value_elements
-        local = _locals(where.frame if where else None, returns)
+        local = _locals(where.frame if where else None, hands)
         names = in_scope(_user_variables(self.namespace), local, where.calls if where else None)
         graph = record_graph(names, self.ids, self.limits.graph_nodes, self.modules,
                              self.orders)
@@ -223,13 +224,14 @@ def _run_step(stmt: ast.stmt, namespace: dict[str, Any], guards: Guards, steps: 
             lines.failed += 1
 
 
-def _locals(frame: FrameType | None, returns: bool = False) -> dict[str, Any] | None:
-    """The variables of a function's `frame` (None for none), and the value it `returns`."""
+def _locals(frame: FrameType | None, hands: str | None = None) -> dict[str, Any] | None:
+    """The variables of a function's `frame` (None for none), and the value it `hands` over
+    (by `return` or `yield`), under that word."""
     if frame is None:
         return None
     found = frame.f_locals
     local = {name: value for name, value in found.items() if not name.startswith("__")} | (
-        {"return": found[RETURNED]} if returns and RETURNED in found else {})
+        {hands: found[RETURNED][0]} if hands and found.get(RETURNED) else {})
     if (type(found) is dict and frame.f_code.co_flags & inspect.CO_OPTIMIZED
             and sys.getrefcount(found) <= FRAME_AND_OURS):
         # A function's frame on Python 3.11 and 3.12 keeps the copy it made, holding what the

@@ -2,8 +2,9 @@
 
 `plan` rewrites a checked program so that each line inside a top-level statement tells
 `Lines` when it has run (`__ae_line__(place)`), each function of the program's when it begins
-(`__ae_enter__()`), a `return` before it returns (the value is held in `__ae_returned__` for
-the step to show, and let go as the function returns), each loop when it starts
+(`__ae_enter__()`), a `return` or a `yield` statement before it hands its value over (the
+value is held in a list, `__ae_returned__`, for the step to show, and taken out of it as it
+is handed over: a generator paused there keeps it no longer), each loop when it starts
 (`__ae_loop__(loop, iterable)`, which hands the iterable back untouched) and each round
 (`__ae_round__(loop)`). The program sees nothing of it: no value, order or line number
 changes, and the calls run none of its code. Top-level statements are stepped by
@@ -52,9 +53,9 @@ BLOCKS = (*LOOPS, ast.If, ast.With, ast.Try, ast.TryStar, ast.Match)  # run stat
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 DEFINITIONS = (*FUNCTIONS, ast.ClassDef)
 # Lines after which nothing runs in their block (they jump), or that change no state; a
-# `return` of a value steps before it jumps (`_Planner.returning`).
+# `return` or `yield` of a value steps before it hands the value over (`_Planner.handing`).
 STILL = (ast.Return, ast.Break, ast.Continue, ast.Raise, ast.Pass, ast.Global, ast.Nonlocal)
-RETURNED = "__ae_returned__"  # a function's value as it returns, for its step
+RETURNED = "__ae_returned__"  # a one-item list: the value a function returns or yields
 FORGET = 4_096  # loops' rounds kept before those of finished frames are dropped
 # Types whose len() runs none of the program's code (exactly these: a subclass's may be the
 # program's), each walked in as many rounds: torch's module containers too.
@@ -70,7 +71,7 @@ class Place:
     line: int
     end_line: int
     loops: tuple[int, ...]
-    returns: bool = False  # a `return` of a value: its step shows the value
+    hands: str | None = None  # `return` or `yield` of a value: its step shows the value
 
 
 @dataclass(frozen=True)
@@ -137,7 +138,10 @@ class _Planner:
             elif isinstance(statement, BLOCKS):
                 out.extend(self.compound(statement, loops))
             elif isinstance(statement, ast.Return) and statement.value is not None:
-                out.extend(self.returning(statement, loops))
+                out.extend(self.handing(statement, statement.value, "return", loops))
+            elif isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Yield) \
+                    and statement.value.value is not None:  # a step at resuming would be late
+                out.extend(self.handing(statement, statement.value.value, "yield", loops))
             else:
                 out.append(statement)
                 if not isinstance(statement, STILL) and not _guard(statement) and not (
@@ -171,23 +175,26 @@ class _Planner:
             case.body = self.block(case.body, loops)
         return [node]
 
-    def returning(self, statement: ast.Return, loops: tuple[int, ...]) -> list[ast.stmt]:
-        """`return value` as `__ae_returned__ = value`, the step, then `return` of it from a
-        `try` whose `finally` lets it go: the frame keeps nothing it would not have kept."""
+    def handing(self, statement: ast.stmt, value: ast.expr, keyword: str,
+                loops: tuple[int, ...]) -> list[ast.stmt]:
+        """`return value` or `yield value` as `__ae_returned__ = [value]`, the step, then
+        `return` or `yield` of `__ae_returned__.pop()`: the frame keeps nothing it would not
+        have kept (a generator paused at its `yield` holds an empty list)."""
         held = ast.Name(RETURNED, ast.Store())
-        back = ast.Try([ast.Return(ast.Name(RETURNED, ast.Load()))], [], [],
-                       [ast.Delete([ast.Name(RETURNED, ast.Del())])])
+        taken = ast.Call(ast.Attribute(ast.Name(RETURNED, ast.Load()), "pop", ast.Load()), [],
+                         [])
+        hand = ast.Return(taken) if keyword == "return" else ast.Expr(ast.Yield(taken))
         return [ast.copy_location(node, statement) for node in (
-            ast.Assign([held], statement.value), self.step(statement, loops, returns=True),
-            back)]
+            ast.Assign([held], ast.List([value], ast.Load())),
+            self.step(statement, loops, hands=keyword), hand)]
 
-    def step(self, statement: ast.stmt, loops: tuple[int, ...], *, returns: bool = False
+    def step(self, statement: ast.stmt, loops: tuple[int, ...], *, hands: str | None = None
              ) -> ast.stmt:
         """The call that steps after `statement`; at the recursion limit, where even that
         call cannot start, it is passed over as if it were not there."""
         number = len(self.found.places)
         self.found.places.append(Place(statement.lineno, statement.end_lineno or
-                                       statement.lineno, loops, returns))
+                                       statement.lineno, loops, hands))
         return _passable(ast.copy_location(ast.Expr(_call("line", number)), statement))
 
 
