@@ -31,6 +31,7 @@ SIZE = 8  # elements of each random input where the program gives none to see
 # The Jacobian block shown: output elements (rows) by input elements (columns), within the
 # 1,000 values a run keeps of a tensor.
 ROWS, COLUMNS = 48, 16
+LOOPS_DEEP = 8  # loops around a call whose first rounds are replayed; deeper, they are not
 FAST = 1_024  # more input elements than this: gradcheck's fast mode (a full Jacobian is n²)
 SOURCES = ("program", "unsuited", "unbuilt", "absent")  # whose values were checked
 
@@ -276,28 +277,35 @@ def _guarded(body: list[ast.stmt]) -> ast.stmt:
                                             [ast.Pass()])], [], [])
 
 
-def _holder(statements: list[ast.stmt], call: ast.Call) -> int | None:
-    """The index of the statement that holds `call` (None if none does)."""
-    return next((i for i, statement in enumerate(statements)
-                 if any(node is call for node in _outside_functions(statement))), None)
+def _holders(statements: list[ast.stmt], calls: dict[str, ast.Call]) -> dict[str, int]:
+    """The index of the statement that holds each of `calls` (those some statement holds),
+    found in one walk of the statements."""
+    names: dict[int, list[str]] = {}
+    for name, call in calls.items():
+        names.setdefault(id(call), []).append(name)
+    found: dict[str, int] = {}
+    for index, statement in enumerate(statements):
+        for node in _outside_functions(statement):
+            found.update((name, index) for name in names.get(id(node), ()))
+    return found
 
 
 def _replayed(statements: list[ast.stmt], wanted: dict[str, ast.Call],
-              skip: tuple[type, ...] = ()) -> list[ast.stmt]:
+              skip: tuple[type, ...] = (), depth: int = 0) -> list[ast.stmt]:
     """`statements` up to their first loop or the last that holds a wanted call, each call's
     arguments captured just before the statement that holds it; of a loop that holds one,
-    its first round up to there."""
-    at = {name: i for name, call in wanted.items()
-          if (i := _holder(statements, call)) is not None}
+    its first round up to there (inside `depth` loops already, up to LOOPS_DEEP: each level
+    walks what it holds again)."""
+    at = _holders(statements, wanted)
     last = max(at.values())
     stop = next((i for i, statement in enumerate(statements[:last + 1])
                  if isinstance(statement, LOOPS)), last)
     out: list[ast.stmt] = []
     for index, statement in enumerate(statements[:stop + 1]):
         here = {name: wanted[name] for name, i in at.items() if i == index}
-        inside = {name: call for name, call in here.items() if isinstance(statement, LOOPS)
-                  and _holder(statement.body, call) is not None}
-        first = _first_round(statement, inside) if inside else None
+        inside = {name: here[name] for name in _holders(statement.body, here)} if isinstance(
+            statement, LOOPS) else {}
+        first = _first_round(statement, inside, depth + 1) if inside else None
         out += [_capture(name, call) for name, call in here.items()
                 if first is None or name not in inside]
         if first is not None:
@@ -308,11 +316,15 @@ def _replayed(statements: list[ast.stmt], wanted: dict[str, ast.Call],
     return out + [_capture(name, wanted[name]) for name, i in at.items() if i > stop]
 
 
-def _first_round(loop: ast.For | ast.While, wanted: dict[str, ast.Call]) -> list[ast.stmt] | None:
+def _first_round(loop: ast.For | ast.While, wanted: dict[str, ast.Call],
+                 depth: int) -> list[ast.stmt] | None:
     """A loop's first round, as plain statements, up to where it applies the wanted classes:
     `target = next(iter(...))` then its body (or `if test:` and its body); None where that
-    part of the body breaks or continues the loop."""
-    body = _replayed(loop.body, wanted)
+    part of the body breaks or continues the loop, or the loop is more than LOOPS_DEEP deep
+    (`depth`)."""
+    if depth > LOOPS_DEEP:
+        return None
+    body = _replayed(loop.body, wanted, depth=depth)
     if _jumps(body):
         return None
     if isinstance(loop, ast.While):
