@@ -325,11 +325,18 @@ def _fold(nodes: dict[str, Node], edges: list[Edge], fold: tuple[str, ...]) -> t
         dict[str, Node], list[Edge], dict[str, list[str]]]:
     """Each module of `fold` (the outermost, where one holds another) as one node, in the
     module around it."""
+    folding = set(fold)
+    outermost = list(dict.fromkeys(p for p in fold if not folding & _outer(p)))
+    number_of = {path: number for number, path in enumerate(outermost)}
+    held: dict[str, list[str]] = {}  # each node in the one folded module it is in, if any
+    for i, n in nodes.items():
+        if n.module is not None and (path := next(
+                (p for p in (n.module, *_outer(n.module)) if p in number_of), None)):
+            held.setdefault(path, []).append(i)
     groups: dict[str, list[str]] = {}
     shown: dict[str, Node] = {}
-    for number, path in enumerate(p for p in fold if not any(_inside(p, q) for q in fold)):
-        members = [i for i, n in nodes.items() if n.module == path
-                   or _inside(n.module or "", path)]
+    for path, number in number_of.items():
+        members = held.get(path, [])
         if members:
             gid = f"module{number + 1}"
             groups[gid] = members
@@ -340,9 +347,15 @@ def _fold(nodes: dict[str, Node], edges: list[Edge], fold: tuple[str, ...]) -> t
     return *_grouped(nodes, edges, member_of, shown), groups
 
 
-def _inside(path: str, outer: str) -> bool:
-    """True if module `path` lies within module `outer` (and is not it)."""
-    return path.startswith(f"{outer}.")
+@functools.lru_cache(maxsize=1 << 12)
+def _outer(path: str) -> frozenset[str]:
+    """The modules around module `path` (`model` and `model.layers` around
+    `model.layers.0`)."""
+    around = set()
+    while "." in path:
+        path = path.rpartition(".")[0]
+        around.add(path)
+    return frozenset(around)
 
 
 def _behind(nodes: dict[str, Node], edges: list[Edge], roots: list[str]) -> set[str]:
