@@ -9,6 +9,8 @@ stepped, else to the rounds between two that were.
 
 from __future__ import annotations
 
+import functools
+import operator
 from bisect import bisect_right
 from dataclasses import dataclass
 
@@ -18,6 +20,11 @@ from explorer.trace import Step, Trace
 from explorer.trace.schema import Graph, Round
 
 KEPT_BY_LEAF = "AccumulateGrad"  # a leaf's node: it lives as long as the leaf, round after round
+# Bits of old nodes found for the sets of tensors variables hold, at most: a set costs one
+# bit for each node earlier rounds made (a forged graph's million names held gigabytes, an
+# int of 18,000 bits each); past them, no keeper is told rather than some (a program's own
+# variables stay far below: 1,000 of them over 20,000 old nodes are 20 million).
+HELD_BITS = 1 << 28
 
 
 @dataclass(frozen=True)
@@ -59,16 +66,27 @@ def alive(trace: Trace, index: int) -> Alive | None:
     born = _earlier_rounds(trace, index, graph) if step.rounds else {}
     old = sorted(born, key=born.__getitem__)  # by the rounds they were made in: bit i, old[i]
     reach = ancestry(graph, old) if old else {}
-    olds: dict[str, int] = {}  # by variable: a list's tensors (`losses[3]`) are its own
-    for name, start in _named(graph).items():
+    starts: dict[str, str | frozenset[str]] = {}  # by variable: a list's tensors
+    for name, start in _named(graph).items():  # (`losses[3]`) are its own
         variable = name.split("[", 1)[0]
-        olds[variable] = olds.get(variable, 0) | reach.get(start, 0)
+        held = starts.setdefault(variable, start)
+        if held != start:
+            starts[variable] = (held if isinstance(held, frozenset) else frozenset((held,))) | {
+                start}
+    holders: dict[str | frozenset[str], list[str]] = {}  # variables of the same tensors,
+    for variable, held in starts.items():  # together: their old nodes are found once
+        holders.setdefault(held, []).append(variable)
+    if len(holders) * len(old) > HELD_BITS:
+        return Alive(len(ops), ())
     alike: dict[int, list[str]] = {}  # variables that reach the same old nodes
-    for name, bits in sorted(olds.items()):
+    for held, names in holders.items():
+        bits = reach.get(held, 0) if isinstance(held, str) else functools.reduce(
+            operator.or_, (reach.get(start, 0) for start in held), 0)
         if bits:
-            alike.setdefault(bits, []).append(name)
+            alike.setdefault(bits, []).extend(names)
     keepers, told = [], 0
-    for bits, names in sorted(alike.items(), key=lambda item: (-item[0].bit_count(), item[1])):
+    for bits, names in sorted(((bits, sorted(names)) for bits, names in alike.items()),
+                              key=lambda item: (-item[0].bit_count(), item[1])):
         if bits & ~told:  # one a keeper before it reaches wholly is not told again
             told |= bits
             first, last = old[(bits & -bits).bit_length() - 1], old[bits.bit_length() - 1]
