@@ -26,6 +26,7 @@ linearly with the pass.
 from __future__ import annotations
 
 import base64
+import itertools
 import math
 from collections import defaultdict
 from collections.abc import Iterator
@@ -42,6 +43,7 @@ from explorer.views.present import described, few, preview
 
 MAX_FRAMES = 120
 NUMBERS_UP_TO = 40  # nodes of a picture that shows numbers unless asked not to
+HOVER_LINES = 12  # lines a node's hover text shows: what it received and sent, its .grad
 WIDTHS = (1.5, 3, 4.5, 6.5)  # edge width for each magnitude class
 ORANGE, GREEN, GOLD = "#f76707", "#2f9e44", "#f2b705"
 # The figure's traces, in drawing order. The green marks and the edges of each width are two
@@ -359,11 +361,10 @@ def _labels(call: Call, where: dict[str, str], boxes: dict[str, tuple], carried:
             if sent and sent.to:
                 received.setdefault(where.get(sent.to, sent.to), []).append(
                     described(sent))
-    for g in _written(call):
-        if g.leaf in boxes:
-            anchors[("grad", g.leaf)] = boxes[g.leaf]
-            out.setdefault(g.after - 1, {})[("grad", g.leaf)] = _forms(g.grad,
-                                                                          ".grad = ")
+    latest = {(g.after - 1, g.leaf): g for g in _written(call) if g.leaf in boxes}
+    for (step_index, leaf), g in latest.items():  # a .grad written again: its last, once
+        anchors[("grad", leaf)] = boxes[leaf]
+        out.setdefault(step_index, {})[("grad", leaf)] = _forms(g.grad, ".grad = ")
     return out, anchors
 
 
@@ -381,15 +382,25 @@ def _said_by_grad(call: Call, where: dict[str, str], boxes: dict[str, tuple],
     out_of: dict[str, list[Any]] = {}  # node -> the points of the edges out of it
     for (tail, _), options in paths.items():
         out_of.setdefault(tail, []).extend(options)
-    told: dict[int, str | None] = {}
-    for g in call.leaf_grads:
-        node = where.get(g.node, g.node)
-        if g.leaf not in boxes:
-            continue
-        written = _forms(g.grad, "")[0]
-        told.update((id(p), None if node == g.leaf else written) for p in out_of.get(node, ()))
-        told.update((id(p), None) for p in paths.get((g.leaf, node), ()))
-    return told
+    last: dict[tuple[str, str], int] = {}  # (leaf, its node) -> its last .grad's index
+    for k, g in enumerate(call.leaf_grads):
+        if g.leaf in boxes:
+            last[(g.leaf, where.get(g.node, g.node))] = k
+    latest: dict[str, tuple[int, str]] = {}  # node -> the last .grad written there, its leaf
+    for (leaf, node), k in last.items():
+        if latest.get(node, (-1, ""))[0] < k:
+            latest[node] = (k, leaf)
+    # Each edge says what the last .grad that touches it does (each edge and node once: a
+    # call's .grads may be many, its edges many): out of a node, that .grad; from the leaf
+    # into it, nothing (and that last, of the same .grad).
+    told: dict[int, tuple[int, str | None]] = {}
+    for node, (k, leaf) in latest.items():
+        written = None if node == leaf else _forms(call.leaf_grads[k].grad, "")[0]
+        told.update((id(p), (k, written)) for p in out_of.get(node, ()))
+    for (leaf, node), k in last.items():
+        told.update((id(p), (k, None)) for p in paths.get((leaf, node), ())
+                    if told.get(id(p), (-1,))[0] <= k)
+    return {edge: written for edge, (_, written) in told.items()}
 
 
 def _forms(grad: Gradient | None, before: str) -> Forms:
@@ -798,22 +809,24 @@ def _hover(call: Call, where: dict[str, str], told: int, lang: str) -> dict[str,
     for i, step in enumerate(call.steps):
         node = where.get(step.node, step.node)
         lines = told_of.setdefault(node, [])
+        if len(lines) >= HOVER_LINES:  # each line written only where it is shown
+            continue
         lines.append(f"<b>{i + 1}. {escape(step.name)}</b>" + ("" if i <= told else " ?"))
         if i > told:
             continue
-        for g in step.grad_outputs:
-            if g:
-                norm = "" if few(g.values, g.truncated) else f" ‖{written(g.norm)}‖"
-                lines.append(text("hover_received", lang, values=escape(preview(g.values)),
-                                  norm=norm, device=escape(g.device)))
-        for g in step.grad_inputs:
-            if g:
-                lines.append(f"→ {escape(str(ops.get(g.to, g.to)))}: {escape(preview(g.values))}")
+        for g in itertools.islice(filter(None, step.grad_outputs), HOVER_LINES):
+            norm = "" if few(g.values, g.truncated) else f" ‖{written(g.norm)}‖"
+            lines.append(text("hover_received", lang, values=escape(preview(g.values)),
+                              norm=norm, device=escape(g.device)))
+        for g in itertools.islice(filter(None, step.grad_inputs), HOVER_LINES):
+            lines.append(f"→ {escape(str(ops.get(g.to, g.to)))}: {escape(preview(g.values))}")
     for g in _written(call):
-        shown = "?" if g.after > told + 1 else preview(g.grad.values) if g.grad \
-            else "None"
-        told_of.setdefault(g.leaf, []).append(f".grad = {escape(shown)}")
-    return {node: "<br>".join(lines[:12]) for node, lines in told_of.items()}
+        lines = told_of.setdefault(g.leaf, [])
+        if len(lines) < HOVER_LINES:
+            shown = "?" if g.after > told + 1 else preview(g.grad.values) if g.grad \
+                else "None"
+            lines.append(f".grad = {escape(shown)}")
+    return {node: "<br>".join(lines[:HOVER_LINES]) for node, lines in told_of.items()}
 
 
 def _marks(nodes: list[str], boxes: dict[str, tuple]) -> dict[str, Any]:
