@@ -22,6 +22,7 @@ from explorer.record.execute import execute
 from explorer.safety.limits import Limits
 from explorer.trace import Trace, notes
 from explorer.trace.check import (
+    MAX_DOT,
     MAX_LINE,
     MAX_LINES,
     MAX_MESSAGE,
@@ -183,6 +184,27 @@ def test_an_answer_of_the_wrong_shape_is_a_clear_bad_result() -> None:
     error = {"type": "DeviceUnavailable", "message": "no GPU", "line": None}
     read = Trace.from_dict(forged(ok=False, error=error)).error
     assert msgspec.to_builtins(read) == error | {"explanation": None}
+
+
+def test_graphs_naming_earlier_nodes_by_id_are_held_to_the_dot_a_run_sends() -> None:
+    # Graphs after the first name its 1,000 nodes by id alone, their DOT written anew: an
+    # answer of 2.4 MiB made 40 MB of DOT (within 16 MiB, 3.6 GB).
+    label = "a" * 2_000
+    nodes = [{"id": f"n{i}", "kind": "backward", "label": label, "name": "MulBackward0"}
+             for i in range(1_000)]
+    graphs = [{"dot": "x", "nodes": nodes, "edges": []}, *(
+        {"dot": "x", "nodes": [f"n{i}" for i in range(1_000)], "edges": []}
+        for _ in range(19))]
+    step = {"line": 1, "end_line": 1, "output": "", "variables": {}}
+    answer = json.dumps(forged(graphs=graphs, steps=[step | {"graph": k} for k in range(20)]))
+    started = time.process_time()
+    error = Trace.from_json(answer.encode()).error
+    assert time.process_time() - started < 2.0 and len(answer) < 3 << 20
+    assert error is not None and error.type == "BadResult"
+    assert f"more than {MAX_DOT:,} characters of DOT" in error.message
+    assert MAX_DOT == 2 * MAX_RESULT_BYTES
+    assert Trace.from_json(json.dumps(forged(graphs=graphs[:2], steps=[step | {"graph": 1}])
+                                      ).encode()).error is None  # 4 MB: drawn
 
 
 def test_unknown_fields_go_and_every_count_is_bounded() -> None:

@@ -35,6 +35,10 @@ MAX_MESSAGE = 20_000  # characters of an error message, or of a value shown as t
 MAX_MODULE = 200  # characters of a module's path (`model.fc1`), of MAX_NESTING modules at most
 MAX_VARIABLES = 1_000  # variables of one step, names of a tensor, leaves of a backward call
 EDGES_PER_NODE = 4  # edges a graph may have for each node it may have
+# Characters of DOT an answer's graphs hold, all together: a run sends each graph's DOT whole,
+# within what it may send; one written anew from nodes that graphs before named by id alone
+# (a forged answer's 2 MiB made 95 MB of DOT, and 3.6 GB within 16 MiB) is held to it too.
+MAX_DOT = 32 << 20  # twice what a run may send (explorer.trace.wire.MAX_RESULT_BYTES)
 GRADIENT_VALUES = 100  # values a run keeps of one gradient (explorer.record.backward.VALUES)
 NODE_KINDS = frozenset({"backward", *COLOURS})
 LEAVES = (str, int, float, bool, type(None))  # what values are made of, in nested lists
@@ -189,6 +193,7 @@ class _Reader:
         self.caps = caps
         self.graph_count = 0  # graphs checked: steps and calls refer to them by number
         self.before: dict[str, schema.Node] = {}  # the last graph's nodes, by id
+        self.dot = 0  # characters of DOT the graphs checked so far hold
         self.variables_before: dict[str, schema.Variable] = {}  # the last step's, by name
 
     def trace(self, answer: schema.Answer) -> schema.Answer:
@@ -322,6 +327,10 @@ class _Reader:
         else:
             graph.edges = [self.edge(e) for e in graph.edges if e.src in ids and e.dst in ids]
             graph.dot = checked_dot(graph.dot, graph)
+            self.dot += len(graph.dot)
+            if self.dot > MAX_DOT:
+                raise BadResult(f"the answer's graphs hold more than {MAX_DOT:,} characters "
+                                "of DOT, more than a run sends")
         self.before = {node.id: node for node in graph.nodes}
         return graph
 
