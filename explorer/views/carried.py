@@ -66,16 +66,18 @@ def alive(trace: Trace, index: int) -> Alive | None:
     born = _earlier_rounds(trace, index, graph) if step.rounds else {}
     old = sorted(born, key=born.__getitem__)  # by the rounds they were made in: bit i, old[i]
     reach = ancestry(graph, old) if old else {}
-    starts: dict[str, str | frozenset[str]] = {}  # by variable: a list's tensors
-    for name, start in _named(graph).items():  # (`losses[3]`) are its own
+    starts: dict[str, str | set[str]] = {}  # by variable: a list's tensors (`losses[3]`)
+    for name, start in _named(graph).items():  # are its own
         variable = name.split("[", 1)[0]
         held = starts.setdefault(variable, start)
-        if held != start:
-            starts[variable] = (held if isinstance(held, frozenset) else frozenset((held,))) | {
-                start}
+        if isinstance(held, set):
+            held.add(start)
+        elif held != start:
+            starts[variable] = {held, start}
     holders: dict[str | frozenset[str], list[str]] = {}  # variables of the same tensors,
     for variable, held in starts.items():  # together: their old nodes are found once
-        holders.setdefault(held, []).append(variable)
+        holders.setdefault(held if isinstance(held, str) else frozenset(held), []).append(
+            variable)
     if len(holders) * len(old) > HELD_BITS:
         return Alive(len(ops), ())
     alike: dict[int, list[str]] = {}  # variables that reach the same old nodes
