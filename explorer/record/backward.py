@@ -303,6 +303,7 @@ class Recorder:
         sid = self.ids.of_fn(node)
         targets = [self.ids.of_fn(u) if u is not None else None for u, _ in node.next_functions]
         retaining = self._retaining.get(node, []) if full else []
+        retained = call.retained if call.retained is not None else []  # `_draw` made it
 
         def before(grad_outputs: tuple[Any, ...]) -> None:
             if create_graph:
@@ -314,7 +315,7 @@ class Recorder:
                                            grad_inputs=[])
                 call.steps.append(self._running)
             for t in retaining:  # its .grad is written: the engine ran its tensor's hooks
-                call.retained.append(LeafGrad(  # type: ignore[union-attr]
+                retained.append(LeafGrad(
                     node=sid, leaf=self.ids.of_tensor(t), names=self._names.get(id(t), []),
                     after=len(call.steps), grad=_grad(t.grad)))
 
