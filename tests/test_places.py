@@ -55,6 +55,42 @@ def test_nested_functions_are_named_outermost_first() -> None:
     assert places.place(inner, "en") == "line 4 · Net.forward()"
 
 
+def test_a_loop_inside_a_function_is_said_inside_it() -> None:
+    code = """def train(data):
+    total = 0
+    for x in data:
+        total = total + step(x)
+    return total
+
+
+def step(x):
+    for part in range(2):
+        y = x * part
+    return y
+
+
+for epoch in range(2):
+    train([1, 2])
+"""
+    trace = execute(code)
+    assert trace.error is None
+    inner = next(s for s in trace.steps if s.line == 10)  # epoch 1, x 1, part 1
+    assert places.details(inner, "en") == (
+        "`epoch` loop: round 1 of 2 · in `train()` · `x` loop: round 1 of 2"
+        " · in `step()`, call 1, from line 4 · `part` loop: round 1 of 2")
+    assert places.details(inner, "zh") == (
+        "`epoch` 循环：第 1 轮（共 2 轮） · 在 `train()` 中 · `x` 循环：第 1 轮（共 2 轮）"
+        " · 在 `step()` 的第 1 次调用中（由第 4 行调用） · `part` 循环：第 1 轮（共 2 轮）")
+    returned = next(s for s in trace.steps if s.line == 11)  # no loop of its own around it
+    assert places.details(returned, "en") == (
+        "`epoch` loop: round 1 of 2 · in `train()` · `x` loop: round 1 of 2"
+        " · in `step()`, call 1, from line 4")
+    chained = replace(inner, rounds=[r for r in inner.rounds if r.name != "x"])
+    assert places.details(chained, "en") == (  # no loop between them: one chain
+        "`epoch` loop: round 1 of 2 · in `train()` › `step()`, call 1, from line 4"
+        " · `part` loop: round 1 of 2")
+
+
 def test_which_call_of_a_function_a_step_is_in_is_said() -> None:
     again = replace(step(5, calls=["f"]), called=2)
     assert places.details(again, "en") == "in `f()`, call 2"

@@ -471,20 +471,23 @@ class Lines:
         rounds: list[Round] = []
         calls: list[str] = []
         innermost = None
-        for frame, line in frames:
-            if frame.f_code.co_flags & inspect.CO_OPTIMIZED:  # a function's, not a class body's
-                calls.append(frame.f_code.co_qualname.replace(".<locals>", ""))
-                innermost = innermost or frame
+        functions = [bool(frame.f_code.co_flags & inspect.CO_OPTIMIZED) for frame, _ in frames]
+        depth = min(sum(functions), MAX_NESTING)  # of the calls told, those around the frame
+        for (frame, line), function in zip(frames, functions, strict=True):
             numbers = self.plan.around.get(line, ()) if loops is None else loops
             loops = None
-            rounds[:0] = [self._round(frame, n) for n in numbers]
+            rounds[:0] = [self._round(frame, n, depth) for n in numbers]
+            if function:  # a function's, not a class body's
+                calls.append(frame.f_code.co_qualname.replace(".<locals>", ""))
+                innermost = innermost or frame
+                depth = max(0, depth - 1)
         calls.reverse()
         calling = [line for _, line in reversed(frames[1:])]
         entered, called = self._entered.get(id(innermost), (None, None))
         return Where(rounds[-MAX_NESTING:], calls[-MAX_NESTING:], innermost, entered, called,
                      calling[-MAX_NESTING:])
 
-    def _round(self, frame: FrameType, number: int) -> Round:
+    def _round(self, frame: FrameType, number: int, depth: int) -> Round:
         key = (id(frame), number)
         loop = self.plan.loops[number]
         here = self._rounds.get(key, FRESH)
@@ -492,7 +495,7 @@ class Lines:
         return Round(line=loop.line, name=loop.name, round=count,
                      of=length if length is not None and count <= length else None,
                      loop_began=here.loop_began, previous_began=here.previous,
-                     began=here.began)
+                     began=here.began, depth=depth or None)
 
     def note(self) -> Note | None:
         """What was left out, as a note; None if nothing was."""

@@ -199,6 +199,9 @@ class Round(Record, kw_only=True):
     loop_began: Count | None = None
     previous_began: Count | None = None
     began: Count | None = None
+    # How many of the step's `calls` the loop runs inside (None: at the top level); those
+    # cut from a deep stack are not counted.
+    depth: Annotated[int, msgspec.Meta(ge=1, le=MAX_NESTING)] | None = None
 
 
 Rounds = Annotated[list[Round], msgspec.Meta(max_length=MAX_NESTING)]

@@ -22,17 +22,35 @@ def headline(step: Step, lang: str) -> str:
 
 
 def details(step: Step, lang: str) -> str:
-    """The loops' rounds and the functions around the step, as markdown (names in code
-    spans): "`epoch` loop: round 2 of 3 · in `step()`, call 2, from line 9"; "" for a
-    top-level statement."""
-    rounds = [text("round_of" if r.of else "round", lang, name=code_span(r.name),
-                   round=r.round, of=r.of) for r in step.rounds or []]
-    if step.calls:
-        called = " › ".join(code_span(f"{name}()") for name in step.calls)
-        rounds.append((text("in_call", lang, call=called) if step.called is None else
-                       text("in_call_nth", lang, call=called, nth=step.called)) + (
-            text("from_line", lang, line=step.calling[-1]) if step.calling else ""))
-    return " · ".join(rounds)
+    """The loops' rounds and the functions around the step, outermost first, as markdown
+    (names in code spans): "`epoch` loop: round 2 of 3 · in `train()` · `batch` loop: round 1
+    · in `step()`, call 2, from line 9"; "" for a top-level statement. Functions with no loop
+    between them are one chain: "in `train()` › `step()`"."""
+    functions = step.calls or []
+    frames = [(min(r.depth or 0, len(functions)), _round(r, lang)) for r in step.rounds or []]
+    parts = [said for depth, said in frames if not depth]
+    chain: list[str] = []
+    for depth, name in enumerate(functions, 1):
+        chain.append(code_span(f"{name}()"))
+        inside = [said for at, said in frames if at == depth]
+        if inside or depth == len(functions):
+            parts += [_called(" › ".join(chain), step, lang, depth == len(functions)), *inside]
+            chain = []
+    return " · ".join(parts)
+
+
+def _round(loop: Round, lang: str) -> str:
+    return text("round_of" if loop.of else "round", lang, name=code_span(loop.name),
+                round=loop.round, of=loop.of)
+
+
+def _called(chain: str, step: Step, lang: str, innermost: bool) -> str:
+    """"in `f()` › `g()`", with which call of the innermost function and from which line."""
+    if not innermost:
+        return text("in_call", lang, call=chain)
+    return (text("in_call", lang, call=chain) if step.called is None else
+            text("in_call_nth", lang, call=chain, nth=step.called)) + (
+        text("from_line", lang, line=step.calling[-1]) if step.calling else "")
 
 
 def rounds_short(rounds: Sequence[Round] | None, lang: str) -> str:
