@@ -568,6 +568,8 @@ def test_sampling_keeps_rounds_1_to_10_then_doubling_and_the_last_when_known() -
     assert [s.variables["t"].values for s in inner(trace)] == [r - 1 for r in kept]
     (note,) = [n for n in english(trace.notes) if "Not every line was recorded" in n]
     assert f"{200 - len(kept)} lines ran in rounds not kept" in note
+    (one,) = english(run("n = 0\nwhile n < 11:\n    n += 1\n").notes)  # round 11 unknown
+    assert "1 line ran in a round not kept (" in one
     unknown = run("n = 0\nwhile n < 200:\n    n += 1\n")
     assert [rounds(s) for s in inner(unknown)] == [
         [(2, "while", r, None)] for r in kept[:-1]]

@@ -501,7 +501,8 @@ class Lines:
         """What was left out, as a note; None if nothing was."""
         parts = []
         if self.passed:
-            parts.append(Part(key="lines_passed", values={"count": self.passed}))
+            parts.append(Part(key="lines_passed_one" if self.passed == 1 else "lines_passed",
+                              values={"count": self.passed}))
         if self.over:
             parts.append(Part(key="lines_over", values={
                 "count": self.over, "made": self.made, "most": self.most,
