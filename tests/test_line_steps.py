@@ -1141,3 +1141,11 @@ def test_a_step_inside_a_raw_saved_tensors_pack_hook_does_not_crash_the_run(
     trace = pool.run(code)  # in a worker: in this process it would end pytest
     assert trace.ok, trace.error
     assert trace.stdout == "done\n"
+
+
+def test_a_round_that_ends_at_continue_or_break_steps_there() -> None:
+    trace = run("total = 0\nfor i in range(6):\n    if i % 2:\n        continue\n"
+                "    total += i\n    if total > 5:\n        break\n")
+    assert trace.ok, trace.error
+    assert [(s.line, s.rounds[0].round, s.variables["total"].values) for s in inner(trace)] == [
+        (5, 1, 0), (4, 2, 0), (5, 3, 2), (4, 4, 2), (5, 5, 6), (7, 5, 6)]

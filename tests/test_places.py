@@ -179,20 +179,32 @@ def test_a_loop_is_named_by_what_it_walks_as_written() -> None:
     assert names == {"i, (x, y)", "p", "while"}
 
 
+def reaching(later: Step, *reached: int | None) -> Step:
+    """`later` made when the loops around the step before it had reached `reached`."""
+    return replace(later, reached=list(reached))
+
+
 def test_rounds_run_between_two_steps_and_not_stepped_are_said() -> None:
     def at(line: int, *rounds: int) -> Step:
         return replace(step(line, *(("while" if k == 0 else "i", r, None)
                                    for k, r in enumerate(rounds))), within=10)
-    assert places.not_stepped(at(12, 10), at(8, 17), "en") == "rounds 11–16 of `while`"
-    assert places.not_stepped(at(12, 10), at(8, 17), "zh") == " `while` 的第 11–16 轮"
-    assert places.not_stepped(at(12, 10), at(8, 12), "en") == "round 11 of `while`"
-    assert places.not_stepped(at(12, 10), at(8, 11), "en") is None  # the next round
-    assert places.not_stepped(at(12, 3, 1), at(8, 3, 40), "en") == "rounds 2–39 of `i`"
-    assert places.not_stepped(at(12, 3, 9), at(8, 4, 1), "en") is None  # the outer one's next
-    assert places.not_stepped(at(12, 1, 10), at(8, 2, 10), "en") == (
+    assert places.not_stepped(at(12, 10), reaching(at(8, 17), 17), "en") == (
+        "rounds 11–16 of `while`")
+    assert places.not_stepped(at(12, 10), reaching(at(8, 17), 17), "zh") == (
+        " `while` 的第 11–16 轮")
+    assert places.not_stepped(at(12, 10), reaching(at(8, 12), 12), "en") == "round 11 of `while`"
+    assert places.not_stepped(at(12, 10), reaching(at(8, 11), 11), "en") is None  # the next
+    assert places.not_stepped(at(12, 3, 1), reaching(at(8, 3, 40), 3, 40), "en") == (
+        "rounds 2–39 of `i`")
+    assert places.not_stepped(at(12, 3, 9), reaching(at(8, 4, 1), 4, 9), "en") is None
+    assert places.not_stepped(at(12, 1, 10), reaching(at(8, 2, 10), 2, 10), "en") == (
         "rounds 1–9 of `i` (in round 2 of `while`)")
     assert places.not_stepped(None, at(8, 17), "en") is None
-    assert places.not_stepped(at(12, 10), step(3), "en") is None  # out of the loop
+    # Out of the loop: the rounds it ran after the step before's, as far as it went
+    assert places.not_stepped(at(12, 10), reaching(step(3), 14), "en") == (
+        "rounds 11–14 of `while`")
+    assert places.not_stepped(at(12, 10), reaching(step(3), 10), "en") is None  # it broke
+    assert places.not_stepped(at(12, 10), step(3), "en") is None  # not known: nothing said
 
 
 def test_rounds_of_an_inner_loop_of_known_length_left_or_begun_are_said() -> None:
@@ -200,16 +212,45 @@ def test_rounds_of_an_inner_loop_of_known_length_left_or_begun_are_said() -> Non
         return step(line, *((name, r, 4) for name, r in zip(("epoch", "b"), rounds,
                                                              strict=False)))
     # Into the inner loop at its round 4, from the line before it: its rounds 1–3 ran
-    assert places.not_stepped(at(5, 4), at(6, 4, 4), "en") == "rounds 1–3 of `b`"
+    assert places.not_stepped(at(5, 4), reaching(at(6, 4, 4), 4), "en") == "rounds 1–3 of `b`"
     # Out of it after round 2: rounds 3–4 ran, then the line after it
-    assert places.not_stepped(at(6, 2, 2), at(7, 2), "en") == "rounds 3–4 of `b`"
+    assert places.not_stepped(at(6, 2, 2), reaching(at(7, 2), 2, 4), "en") == (
+        "rounds 3–4 of `b`")
+    # A `break` in round 2: no round ran after it, though four would have
+    assert places.not_stepped(at(6, 2, 2), reaching(at(7, 2), 2, 2), "en") is None
     # Across the outer loop's next round: the rest of b's run, then its new run's first two
-    assert places.not_stepped(at(6, 3, 2), at(6, 4, 3), "en") == (
+    across = reaching(at(6, 4, 3), 4, 4)
+    assert places.not_stepped(at(6, 3, 2), across, "en") == (
         "rounds 3–4 of `b` (in round 3 of `epoch`); rounds 1–2 of `b` (in round 4 of `epoch`)")
-    assert places.not_stepped(at(6, 3, 2), at(6, 4, 3), "zh") == (
+    assert places.not_stepped(at(6, 3, 2), across, "zh") == (
         " `b` 的第 3–4 轮（`epoch` 的第 3 轮中）； `b` 的第 1–2 轮（`epoch` 的第 4 轮中）")
-    assert places.not_stepped(at(6, 1, 4), at(6, 3, 1), "en") == "round 2 of `epoch`"
-    assert places.not_stepped(at(6, 3, 3), at(6, 3, 4), "en") is None  # the next round
+    assert places.not_stepped(at(6, 1, 4), reaching(at(6, 3, 1), 3, 4), "en") == (
+        "round 2 of `epoch`")
+    assert places.not_stepped(at(6, 3, 3), reaching(at(6, 3, 4), 3, 4), "en") is None
+
+
+def test_rounds_a_loop_did_not_run_are_not_said_to_be_unstepped() -> None:
+    """A `break`, a `return` or a caught error ends a loop's run before its length: the
+    rounds it never ran are not "not stepped"; those it ran unstepped are."""
+    programs = {
+        "for i in range(6):\n    x = i\n    if i == 2:\n        break\n": [],
+        "def find(xs):\n    for x in xs:\n        if x > 2:\n            return x\n\n"
+        "for e in range(3):\n    y = find([1, 2, 3, 4, 5])\n": [
+            "rounds 1–2 of `x`", *(f"rounds 1–2 of `x` (in round {e} of `e`)" for e in (2, 3))],
+        "for e in range(2):\n    try:\n        for i in range(5):\n            x = i\n"
+        "            if i == 1:\n                raise ValueError\n"
+        "    except ValueError:\n        pass\n": [],
+        "for i in range(6):\n    if i < 3:\n        x = i\n": ["rounds 4–6 of `i`"],
+        "t = 0\nfor e in range(12):\n    for b in range(4):\n        t += b\n    t -= 1\n": [
+            "rounds 3–4 of `b`", *(f"rounds 1–3 of `b` (in round {e} of `e`)" for e in (5, 10)),
+            "round 11 of `e`; rounds 1–3 of `b` (in round 12 of `e`)"],
+    }
+    for code, said in programs.items():
+        trace = execute(code)
+        assert trace.error is None
+        got = [places.not_stepped(before, now, "en")
+               for before, now in zip(trace.steps, trace.steps[1:], strict=False)]
+        assert [s for s in got if s] == said, code
 
 
 def test_a_backward_call_is_placed_in_the_function_whose_line_made_it() -> None:

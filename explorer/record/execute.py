@@ -182,11 +182,12 @@ class _Steps:
             graph.nodes if graph else ())
 
     def take(self, line: int, end_line: int, where: Where | None = None,
-             within: int | None = None, stopped: bool = False, hands: str | None = None
-             ) -> None:
+             within: int | None = None, stopped: bool = False, hands: str | None = None,
+             reached: list[int | None] | None = None) -> None:
         """Step after lines `line`–`end_line`, `where` a line inside the top-level statement
         at line `within` ran; or, `stopped`, where the run's error stopped them; or before a
-        `return` or `yield` (`hands`) hands over the value it holds, shown as such. The graph's
+        `return` or `yield` (`hands`) hands over the value it holds, shown as such; `reached`:
+        the loops' rounds reached (`Lines.reached`) where no `where` says. The graph's
         tensors are named by the variables of the function the line is in too (one whose
         name a global has as `forward.y`)."""
         cap = self.limits.value_elements
@@ -205,7 +206,8 @@ class _Steps:
             rounds=where.rounds or None if where else None,
             calls=where.calls or None if where else None, locals=described,
             entered=where.entered if where else None, called=where.called if where else None,
-            calling=where.calling or None if where else None, stopped=stopped or None))
+            calling=where.calling or None if where else None,
+            reached=(where.reached if where else reached) or None, stopped=stopped or None))
         self.printed = self.out.tell()
 
 
@@ -219,7 +221,8 @@ def _run_step(stmt: ast.stmt, namespace: dict[str, Any], guards: Guards, steps: 
     if steps.top < steps.limits.steps:
         steps.top += 1
         try:
-            steps.take(stmt.lineno, stmt.end_lineno or stmt.lineno)
+            steps.take(stmt.lineno, stmt.end_lineno or stmt.lineno, reached=lines.reached())
+            lines.stepped(None)
         except Exception:  # noqa: BLE001 - the recorder's failure is not the program's
             lines.failed += 1
 

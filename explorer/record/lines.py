@@ -24,6 +24,7 @@ from __future__ import annotations
 import ast
 import functools
 import inspect
+import itertools
 import operator
 import sys
 import time
@@ -53,8 +54,9 @@ BLOCKS = (*LOOPS, ast.If, ast.With, ast.Try, ast.TryStar, ast.Match)  # run stat
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 DEFINITIONS = (*FUNCTIONS, ast.ClassDef)
 # Lines after which nothing runs in their block (they jump), or that change no state; a
-# `return` or `yield` of a value steps before it hands the value over (`_Planner.handing`).
-STILL = (ast.Return, ast.Break, ast.Continue, ast.Raise, ast.Pass, ast.Global, ast.Nonlocal)
+# `return` or `yield` of a value steps before it hands the value over (`_Planner.handing`),
+# and `break` and `continue` before they end the round (one may be all a round runs).
+STILL = (ast.Return, ast.Raise, ast.Pass, ast.Global, ast.Nonlocal)
 RETURNED = "__ae_returned__"  # a one-item list: the value a function returns or yields
 FORGET = 4_096  # loops' rounds kept before those of finished frames are dropped
 # Types whose len() runs none of the program's code (exactly these: a subclass's may be the
@@ -142,6 +144,8 @@ class _Planner:
             elif isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Yield) \
                     and statement.value.value is not None:  # a step at resuming would be late
                 out.extend(self.handing(statement, statement.value.value, "yield", loops))
+            elif isinstance(statement, ast.Break | ast.Continue):
+                out += [self.step(statement, loops), statement]
             else:
                 out.append(statement)
                 if not isinstance(statement, STILL) and not _guard(statement) and not (
@@ -236,7 +240,7 @@ class _Round(NamedTuple):
     """A loop's round in one frame: its count there and over the run, whether it may be kept
     (`Lines._maybe_kept`, decided as it starts: a line of a round not kept, the common case,
     then costs one lookup), and the run's clock (`Round.began`) as it, the round before it and
-    the loop's run began."""
+    the loop's run began; which run of a loop it is in (the run's number over the run)."""
 
     count: int
     total: int
@@ -244,6 +248,7 @@ class _Round(NamedTuple):
     began: int | None = None
     previous: int | None = None
     loop_began: int | None = None
+    run: int = 0
 
 
 FRESH = _Round(1, 1, True)  # a loop's round where its frame has not said (round 1, kept)
@@ -262,6 +267,8 @@ class Where:
     entered: int | None = None
     called: int | None = None
     calling: list[int] = field(default_factory=list)
+    runs: list[tuple[tuple[int, int], int]] = field(default_factory=list)  # each round's key, run
+    reached: list[int | None] | None = None  # `Lines.reached` as it was asked
 
 
 class Lines:
@@ -304,6 +311,11 @@ class Lines:
         # loop → the last of its rounds over the run in which a line it holds innermost was
         # stepped, or could not be
         self._settled: dict[int, int] = {}
+        self._runs = itertools.count(1)
+        # The loops' runs around the step made last, each (its key, its run), and the rounds
+        # those that have ended since reached (`reached`).
+        self._seen: list[tuple[tuple[int, int], int]] = []
+        self._ended: dict[int, int] = {}
 
     def hooks(self) -> dict[str, Callable[..., Any]]:
         """The names a planned program calls, for its namespace."""
@@ -339,6 +351,7 @@ class Lines:
         if len(self._rounds) > FORGET:
             self._forget(frame)
         key = (id(frame), number)
+        self._end(key)
         self._in_last.discard(key)
         length = _length(iterable)
         if length is None:
@@ -347,8 +360,29 @@ class Lines:
             self._lengths[key] = length
         total = self._total.get(number, 0)
         self._rounds[key] = _Round(0, total, self._maybe_kept(key, 0, total),
-                                   loop_began=self.now())
+                                   loop_began=self.now(), run=next(self._runs))
         return iterable
+
+    def _end(self, key: tuple[int, int]) -> None:
+        """The run of a loop (`key`) is over: where a step made last was in it, the round it
+        reached is kept for `reached`."""
+        ended = self._rounds.get(key)
+        if ended is not None and any(run == ended.run for _, run in self._seen):
+            self._ended[ended.run] = ended.count
+
+    def reached(self) -> list[int | None]:
+        """For each loop around the step made last (outermost first), the round its run has
+        reached by now (None where it is not known)."""
+        reached: list[int | None] = []
+        for key, run in self._seen:
+            now = self._rounds.get(key)
+            reached.append(now.count if now is not None and now.run == run else
+                           self._ended.get(run))
+        return reached
+
+    def stepped(self, where: Where | None) -> None:
+        """A step was made `where` (None: after a top-level statement)."""
+        self._seen, self._ended = (where.runs if where else []), {}
 
     def enter(self) -> None:
         """A function of the program's begins: the run's clock then dates what the line that
@@ -363,6 +397,8 @@ class Lines:
         """Drop the rounds and clocks of frames no longer running (a generator paused in a
         loop starts its rounds again)."""
         alive = {id(f) for f, _ in running(frame)}
+        for key in [k for k in self._rounds if k[0] not in alive]:
+            self._end(key)
         self._rounds = {k: v for k, v in self._rounds.items() if k[0] in alive}
         self._lengths = {k: v for k, v in self._lengths.items() if k[0] in alive}
         self._in_last = {k for k in self._in_last if k[0] in alive}
@@ -376,9 +412,10 @@ class Lines:
         self._latest[number] = count
         # A top-level `while` has no `loop` call before it (a statement of its own would be a
         # step): its run began as its first round did.
-        began = before.loop_began if key in self._rounds else now
+        began, run = (before.loop_began, before.run) if key in self._rounds else (
+            now, next(self._runs))
         self._rounds[key] = _Round(count, total, self._maybe_kept(key, count, total), now,
-                                   before.began, began)
+                                   before.began, began, run)
         if count == self._lengths.get(key):
             self._in_last.add(key)
 
@@ -402,8 +439,10 @@ class Lines:
         else:
             started = time.perf_counter()
             try:
-                self.done += self.record(place, self.where(frames, place.loops))
+                where = self.where(frames, place.loops)
+                self.done += self.record(place, where)
                 self.made += 1
+                self.stepped(where)
             except Exception:  # noqa: BLE001 - the recorder's failure is not the program's
                 self.failed += 1
             self.took += time.perf_counter() - started
@@ -469,6 +508,7 @@ class Lines:
         innermost first) is: its loops are `loops` if given (the place it stepped at), else
         those around its line; then its callers'."""
         rounds: list[Round] = []
+        runs: list[tuple[tuple[int, int], int]] = []
         calls: list[str] = []
         innermost = None
         functions = [bool(frame.f_code.co_flags & inspect.CO_OPTIMIZED) for frame, _ in frames]
@@ -477,6 +517,8 @@ class Lines:
             numbers = self.plan.around.get(line, ()) if loops is None else loops
             loops = None
             rounds[:0] = [self._round(frame, n, depth) for n in numbers]
+            runs[:0] = [((id(frame), n), self._rounds.get((id(frame), n), FRESH).run)
+                        for n in numbers]
             if function:  # a function's, not a class body's
                 calls.append(frame.f_code.co_qualname.replace(".<locals>", ""))
                 innermost = innermost or frame
@@ -485,7 +527,7 @@ class Lines:
         calling = [line for _, line in reversed(frames[1:])]
         entered, called = self._entered.get(id(innermost), (None, None))
         return Where(rounds[-MAX_NESTING:], calls[-MAX_NESTING:], innermost, entered, called,
-                     calling[-MAX_NESTING:])
+                     calling[-MAX_NESTING:], runs[-MAX_NESTING:], self.reached())
 
     def _round(self, frame: FrameType, number: int, depth: int) -> Round:
         key = (id(frame), number)

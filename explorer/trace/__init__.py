@@ -41,6 +41,8 @@ class Step:
     entered: int | None = None  # the run's clock as the innermost of `calls` began
     called: int | None = None  # which call of the innermost of `calls`, over the run (1: first)
     calling: list[int] | None = None  # the lines its frames around it are at, outermost first
+    # for each loop around the step before, the round its run had reached (None: not known)
+    reached: list[int | None] | None = None
     stopped: bool | None = None
 
     @property
@@ -132,7 +134,8 @@ class Trace:
             steps=[Step(line=s.line, end_line=s.end_line, output=s.output,
                         variables=s.variables, graph=s.graph, within=s.within,
                         rounds=s.rounds, calls=s.calls, locals=s.locals, entered=s.entered,
-                        called=s.called, calling=s.calling, stopped=s.stopped)
+                        called=s.called, calling=s.calling, reached=s.reached,
+                        stopped=s.stopped)
                    for s in answer.steps],
             graphs=answer.graphs,  # made Graphs by the check
             backward=answer.backward, library=answer.library, unstepped=answer.unstepped,

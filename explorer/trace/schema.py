@@ -327,6 +327,9 @@ class Step(TypedDict):
     called: Count | None  # which call of the innermost of `calls`, over the run (1: its first)
     # The lines its frames around it are at, outermost first: the last called its function
     calling: list[Count] | None
+    # For each loop around the step before (its `rounds`), the round that loop's run had
+    # reached as this step was made (None: not known): how far the rounds between ran
+    reached: list[Count | None] | None
     stopped: bool | None  # the state where the run's error stopped this line
 
 
@@ -385,6 +388,7 @@ class SentStep(Record, kw_only=True):
     entered: Count | None = None
     called: Count | None = None
     calling: Annotated[list[Count], msgspec.Meta(max_length=MAX_NESTING)] | None = None
+    reached: Annotated[list[Count | None], msgspec.Meta(max_length=MAX_NESTING)] | None = None
     stopped: bool | None = None
 
 

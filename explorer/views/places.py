@@ -114,13 +114,15 @@ def in_frame_before(steps: Sequence[Step], index: int) -> Step | None:
 def not_stepped(before: Step | None, step: Step, lang: str) -> str | None:
     """The rounds of loops that ran between step `before` and `step` with no step of theirs
     shown (a long loop keeps only some), in words: "rounds 11–16 of `while`"; None where
-    none were left out. Leaving `before`'s loops, the rest of the rounds of each (where its
-    length is known); then the rounds of a loop both are in between their two rounds; then,
-    entering `step`'s loops, each one's rounds before `step`'s. Those inside a loop's round
-    say which round (`rounds 3–4 of b (in round 3 of epoch)`)."""
+    none were left out. Leaving `before`'s loops, the rest of the rounds each ran (as far as
+    `step.reached` says its run went: a `break`, a `return` or an error ends it early); then
+    the rounds of a loop both are in between their two rounds; then, entering `step`'s loops,
+    each one's rounds before `step`'s. Those inside a loop's round say which round (`rounds
+    3–4 of b (in round 3 of epoch)`)."""
     if before is None:
         return None
     was, now = before.rounds or [], step.rounds or []
+    reached = [*(step.reached or [])[:len(was)], *[None] * (len(was) - len(step.reached or []))]
     depth = 0
     while depth < min(len(was), len(now)) and rounds_of(was[depth:depth + 1]) == rounds_of(
             now[depth:depth + 1]):
@@ -129,21 +131,22 @@ def not_stepped(before: Step | None, step: Step, lang: str) -> str | None:
         return None
     parts: list[str] = []
     if depth < min(len(was), len(now)) and was[depth].line == now[depth].line and (
-            was[depth].round < now[depth].round):  # a later round of the same loop's run
+            reached[depth] == now[depth].round):  # a later round of the same loop's run
         old, new = was[depth], now[depth]
-        parts += [_in(part, old, lang) for part in _rest(was[depth + 1:], lang)]
+        parts += [_in(part, old, lang) for part in _rest(was[depth + 1:], reached[depth + 1:],
+                                                         lang)]
         parts += filter(None, [_span(old.round + 1, new.round - 1, new, lang)])
         parts += [_in(part, new, lang) for part in _begun(now[depth + 1:], lang)]
     else:  # out of loops, into others
-        parts += _rest(was[depth:], lang) + _begun(now[depth:], lang)
+        parts += _rest(was[depth:], reached[depth:], lang) + _begun(now[depth:], lang)
     return text("list_separator", lang).join(parts) or None
 
 
-def _rest(loops: Sequence[Round], lang: str) -> list[str]:
+def _rest(loops: Sequence[Round], reached: Sequence[int | None], lang: str) -> list[str]:
     """The rounds of `loops` (outermost first) after those they are in, innermost first, as
-    they ran; of those whose length is known."""
-    return [said for loop in reversed(loops) if loop.of is not None
-            and (said := _span(loop.round + 1, loop.of, loop, lang))]
+    they ran: up to the round each one's run `reached` (where that is known)."""
+    return [said for loop, last in reversed(list(zip(loops, reached, strict=True)))
+            if last is not None and (said := _span(loop.round + 1, last, loop, lang))]
 
 
 def _begun(loops: Sequence[Round], lang: str) -> list[str]:
