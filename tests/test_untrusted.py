@@ -31,7 +31,7 @@ from explorer.trace.check import (
     progress,
 )
 from explorer.trace.graph_view import torchviz_dot, view
-from explorer.trace.schema import MAX_CALLS, Edge, Graph, Node
+from explorer.trace.schema import MAX_CALLS, MAX_NESTING, Edge, Graph, Node
 from explorer.trace.wire import (
     HEADER,
     MAX_CONTAINERS,
@@ -160,6 +160,12 @@ def test_an_answer_of_the_wrong_shape_is_a_clear_bad_result() -> None:
             (forged(steps=[step] * (STEPS + 1)),
              f"steps is not a list of at most {STEPS:,} ({STEPS + 1:,} came)"),
             (forged(steps=[step | {"graph": 0}]), "graph is not the number of one of the 0"),
+            (forged(steps=[step | {"rounds": [{"line": 2, "name": "i", "round": 1,
+                                               "depth": MAX_NESTING + 1}]}]),
+             f"rounds holds what is not a whole number ≤ {MAX_NESTING}"),
+            (forged(steps=[step | {"reached": [3] * (MAX_NESTING + 1)}]),
+             f"reached is not a list of at most {MAX_NESTING}"),
+            (forged(steps=[step | {"reached": [-3]}]), "reached holds what is not a whole"),
             (forged(variables={"x": {"values": 1}}), "a variable has no kind"),
             (forged(variables={"x": tensor | {"numel": -1}}), "numel is not a whole number ≥ 0"),
             (forged(variables={"x": {"kind": "tensor", "values": []}}), "has no device"),
