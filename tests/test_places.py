@@ -85,6 +85,9 @@ for epoch in range(2):
     assert places.details(returned, "en") == (
         "`epoch` loop: round 1 of 2 · in `train()` · `x` loop: round 1 of 2"
         " · in `step()`, call 1, from line 4")
+    assert places.place(inner, "en") == (
+        "line 10 · epoch round 1/2 · x round 1/2 · step() #1 · part round 1/2")
+    assert places.place(returned, "zh") == "第 11 行 · epoch 第 1/2 轮 · x 第 1/2 轮 · step() #1"
     chained = replace(inner, rounds=[r for r in inner.rounds if r.name != "x"])
     assert places.details(chained, "en") == (  # no loop between them: one chain
         "`epoch` loop: round 1 of 2 · in `train()` › `step()`, call 1, from line 4"

@@ -150,8 +150,7 @@ def _call_name(call: Call, trace: Trace, lang: str) -> str:
     stepped) and whether it raised ("#2 (backward) · t round 2/5 · step() #2 · raised an
     error")."""
     made = places.making(trace.steps, trace.losses, call)
-    parts = [f"#{call.call} ({call.kind})", places.rounds_short(call.rounds, lang),
-             places.function_short(made) if made else "",
+    parts = [f"#{call.call} ({call.kind})", places.around(call.rounds, made, lang),
              text("call_raised", lang) if call.raised else ""]
     return " · ".join(part for part in parts if part)
 

@@ -61,11 +61,21 @@ def rounds_short(rounds: Sequence[Round] | None, lang: str) -> str:
 
 
 def place(step: Step, lang: str) -> str:
-    """A step in few words, as plain text (the slider's label): its line, its loops' rounds
-    and its innermost function, with which call it is: "line 12 · epoch round 2/3 · step()
-    #2"."""
-    parts = [text("line_short", lang, line=step.line), rounds_short(step.rounds, lang),
-             function_short(step)]
+    """A step in few words, as plain text (the slider's label): its line, then `around`:
+    "line 12 · epoch round 2/3 · step() #2 · i round 1"."""
+    return " · ".join(part for part in (text("line_short", lang, line=step.line),
+                                        around(step.rounds, step, lang)) if part)
+
+
+def around(rounds: Sequence[Round] | None, step: Step | None, lang: str) -> str:
+    """The loops' `rounds` and the innermost function of `step` (if given) in few words, as
+    plain text, outermost first: the loops outside the function, the function with which
+    call it is, the loops inside it ("epoch round 2/3 · step() #2 · i round 1")."""
+    inside = len(step.calls or []) if step else 0
+    own = [bool(inside) and min(r.depth or 0, inside) == inside for r in rounds or []]
+    parts = [rounds_short([r for r, mine in zip(rounds or [], own, strict=True) if not mine],
+                          lang), function_short(step) if step else "",
+             rounds_short([r for r, mine in zip(rounds or [], own, strict=True) if mine], lang)]
     return " · ".join(part for part in parts if part)
 
 
