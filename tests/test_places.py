@@ -202,6 +202,12 @@ def test_rounds_run_between_two_steps_and_not_stepped_are_said() -> None:
     assert places.not_stepped(at(12, 3, 9), reaching(at(8, 4, 1), 4, 9), "en") is None
     assert places.not_stepped(at(12, 1, 10), reaching(at(8, 2, 10), 2, 10), "en") == (
         "rounds 1–9 of `i` (in round 2 of `while`)")
+    # Three deep: each loop's rounds in the round of the loop around it
+    deep = [("a", 1, 5), ("b", 4, 5), ("c", 1, 3)], [("a", 2, 5), ("b", 2, 5), ("c", 2, 3)]
+    assert places.not_stepped(step(5, *deep[0]), reaching(step(5, *deep[1]), 2, 5, 3),
+                              "en") == (
+        "rounds 2–3 of `c` (in round 4 of `b`); round 5 of `b` (in round 1 of `a`); "
+        "round 1 of `b` (in round 2 of `a`); round 1 of `c` (in round 2 of `b`)")
     assert places.not_stepped(None, at(8, 17), "en") is None
     # Out of the loop: the rounds it ran after the step before's, as far as it went
     assert places.not_stepped(at(12, 10), reaching(step(3), 14), "en") == (
@@ -239,7 +245,7 @@ def test_rounds_a_loop_did_not_run_are_not_said_to_be_unstepped() -> None:
         "for i in range(6):\n    x = i\n    if i == 2:\n        break\n": [],
         "def find(xs):\n    for x in xs:\n        if x > 2:\n            return x\n\n"
         "for e in range(3):\n    y = find([1, 2, 3, 4, 5])\n": [
-            "rounds 1–2 of `x`", *(f"rounds 1–2 of `x` (in round {e} of `e`)" for e in (2, 3))],
+            f"rounds 1–2 of `x` (in round {e} of `e`)" for e in (1, 2, 3)],
         "for e in range(2):\n    try:\n        for i in range(5):\n            x = i\n"
         "            if i == 1:\n                raise ValueError\n"
         "    except ValueError:\n        pass\n": [],

@@ -127,8 +127,8 @@ def not_stepped(before: Step | None, step: Step, lang: str) -> str | None:
     none were left out. Leaving `before`'s loops, the rest of the rounds each ran (as far as
     `step.reached` says its run went: a `break`, a `return` or an error ends it early); then
     the rounds of a loop both are in between their two rounds; then, entering `step`'s loops,
-    each one's rounds before `step`'s. Those inside a loop's round say which round (`rounds
-    3–4 of b (in round 3 of epoch)`)."""
+    each one's rounds before `step`'s. Those inside a round of a loop the two steps are not
+    both in say which round (`rounds 3–4 of b (in round 3 of epoch)`)."""
     if before is None:
         return None
     was, now = before.rounds or [], step.rounds or []
@@ -143,25 +143,31 @@ def not_stepped(before: Step | None, step: Step, lang: str) -> str | None:
     if depth < min(len(was), len(now)) and was[depth].line == now[depth].line and (
             reached[depth] == now[depth].round):  # a later round of the same loop's run
         old, new = was[depth], now[depth]
-        parts += [_in(part, old, lang) for part in _rest(was[depth + 1:], reached[depth + 1:],
-                                                         lang)]
+        parts += _rest(was[depth + 1:], reached[depth + 1:], old, lang)
         parts += filter(None, [_span(old.round + 1, new.round - 1, new, lang)])
-        parts += [_in(part, new, lang) for part in _begun(now[depth + 1:], lang)]
+        parts += _begun(now[depth + 1:], new, lang)
     else:  # out of loops, into others
-        parts += _rest(was[depth:], reached[depth:], lang) + _begun(now[depth:], lang)
+        parts += _rest(was[depth:], reached[depth:], None, lang) + _begun(now[depth:], None,
+                                                                          lang)
     return text("list_separator", lang).join(parts) or None
 
 
-def _rest(loops: Sequence[Round], reached: Sequence[int | None], lang: str) -> list[str]:
+def _rest(loops: Sequence[Round], reached: Sequence[int | None], outer: Round | None,
+          lang: str) -> list[str]:
     """The rounds of `loops` (outermost first) after those they are in, innermost first, as
-    they ran: up to the round each one's run `reached` (where that is known)."""
-    return [said for loop, last in reversed(list(zip(loops, reached, strict=True)))
-            if last is not None and (said := _span(loop.round + 1, last, loop, lang))]
+    they ran: up to the round each one's run `reached` (where that is known); each in the
+    round of the loop around it (`outer` around the first: None, not said)."""
+    return [_in(said, parent, lang) for loop, last, parent in reversed(list(zip(
+        loops, reached, [outer, *loops], strict=False))) if last is not None and (
+            said := _span(loop.round + 1, last, loop, lang))]
 
 
-def _begun(loops: Sequence[Round], lang: str) -> list[str]:
-    """The rounds of `loops` (outermost first) before those they are in."""
-    return [said for loop in loops if (said := _span(1, loop.round - 1, loop, lang))]
+def _begun(loops: Sequence[Round], outer: Round | None, lang: str) -> list[str]:
+    """The rounds of `loops` (outermost first) before those they are in, each in the round of
+    the loop around it (`outer` around the first: None, not said)."""
+    return [_in(said, parent, lang) for loop, parent in zip(loops, [outer, *loops],
+                                                            strict=False)
+            if (said := _span(1, loop.round - 1, loop, lang))]
 
 
 def _span(first: int, last: int, loop: Round, lang: str) -> str | None:
@@ -172,8 +178,10 @@ def _span(first: int, last: int, loop: Round, lang: str) -> str | None:
                 last=last, loop=code_span(loop.name))
 
 
-def _in(rounds: str, loop: Round, lang: str) -> str:
-    """`rounds` said to have run in `loop`'s round."""
+def _in(rounds: str, loop: Round | None, lang: str) -> str:
+    """`rounds` said to have run in `loop`'s round (None: `rounds` alone)."""
+    if loop is None:
+        return rounds
     return text("between_in", lang, rounds=rounds, round=loop.round, loop=code_span(loop.name))
 
 
