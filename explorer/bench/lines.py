@@ -273,7 +273,8 @@ def line_targets(lines: Lines) -> list[tuple[bool, str]]:
              f"{x.name} {ms(statistics.median(x.on))} ms / {ms(statistics.median(x.plain))} ms"
              f" = {x.ratio('on', 'plain'):.2f}x (off {x.ratio('off', 'plain'):.2f}x; a round "
              f"{x.per_round('on') / x.per_round('plain'):.2f}x, off "
-             f"{x.per_round('off') / x.per_round('plain'):.2f}x; once {ms(x.once)} ms)"
+             f"{x.per_round('off') / x.per_round('plain'):.2f}x; once {ms(x.once)} ms, of "
+             f"the {ms((LINE_TARGET - 1) * statistics.median(x.plain))} ms the target leaves)"
              for x in lines.loops)),
         (all(r.fits for r in lines.records),
          f"a loop's record with line steps sent under {MAX_RESULT_BYTES >> 20} MiB, thinning "
