@@ -325,3 +325,19 @@ def test_many_grads_written_at_one_node_of_many_edges_are_drawn_in_time() -> Non
     drawn = timed(lambda: figure(trace.backward[0], layout, picture, shown.groups, at=0,
                                  numbers=True, animated=False))
     assert drawn.data[0] is not None
+
+
+def test_the_first_step_showing_a_freed_graph_reads_each_graph_once() -> None:
+    """Three thousand steps showing one graph of 20,000 nodes, each node saving fifty values,
+    none freed but the last node: the scene once read every node again at each step."""
+    saved = {f"v{j}": "tensor(1) float32" for j in range(50)}
+    nodes = [*(op(i, saved=saved) for i in range(NODES - 1)),
+             op(NODES, saved={"self": "saved values freed by backward()"})]
+    trace = Trace.from_dict(forged(
+        ok=False, error={"type": "RuntimeError", "line": 5, "message":
+                         "Trying to backward through the graph a second time"},
+        graphs=[{"dot": "x", "nodes": nodes[:-1], "edges": []},
+                {"dot": "x", "nodes": nodes, "edges": []}],
+        steps=[*[step(line=2, end_line=2)] * STEPS, step(graph=1, line=4, end_line=4)]))
+    said = timed(lambda: scene(trace, "x = 1\n"))
+    assert said is not None and (said.kind, said.line, said.nodes) == ("freed", 4, (f"n{NODES}",))

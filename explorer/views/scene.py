@@ -126,9 +126,23 @@ def _freed(trace: Trace, code: str) -> Scene:
     where the fix goes. In a loop: what carries
     them from round to round (`_carried`); else the line before the loop that made them.
     Elsewhere, the first backward (the step after which they were first freed:
-    retain_graph=True there)."""
+    retain_graph=True there). Each node is read once, and each graph once, however many
+    steps show it (graphs share their nodes)."""
+    known: dict[int, bool] = {}  # a node's id() → whether a value it saved was freed
+    holding: dict[int, bool] = {}  # a graph's index → whether it holds such a node
+
+    def was_freed(node: Node) -> bool:
+        if id(node) not in known:
+            known[id(node)] = FREED in (node.saved or {}).values()
+        return known[id(node)]
+
     def freed(graph: Graph) -> list[Node]:
-        return [n for n in graph.nodes if FREED in (n.saved or {}).values()]
+        return [n for n in graph.nodes if was_freed(n)]
+
+    def holds(index: int) -> bool:
+        if index not in holding:
+            holding[index] = any(map(was_freed, trace.graphs[index].nodes))
+        return holding[index]
 
     graph = _graph(trace)
     call = trace.backward[-1] if trace.backward else None
@@ -157,8 +171,8 @@ def _freed(trace: Trace, code: str) -> Scene:
         before = min((m for m in made if m is not None and m < loop.lineno), default=None)
         if before is not None:
             return Scene("freed_outside", nodes, before, said)
-    line = next((s.line for s in trace.steps if s.graph is not None
-                 and freed(trace.graphs[s.graph])), error_line)
+    line = next((s.line for s in trace.steps if s.graph is not None and holds(s.graph)),
+                error_line)
     return Scene("freed", nodes, line, said)
 
 
