@@ -8,7 +8,7 @@ import re
 from streamlit.testing.v1 import AppTest
 
 from explorer.record.execute import execute
-from explorer.trace.graph_view import named_outputs, shown_name
+from explorer.trace.graph_view import SHOWN_NAME, named_outputs, shown_name
 from explorer.trace.schema import Node
 from tests.test_figure import MLP
 
@@ -48,6 +48,10 @@ def test_a_node_is_named_by_the_program_or_by_what_its_picture_writes() -> None:
     nameless = Node(id="t5", kind="saved", label="\n (3)")
     assert [shown_name(n) for n in (leaf, named, op, nameless)] == [
         "net.2.bias", "loss", "AccumulateGrad", None]
+    many = Node(id="t2", kind="output", label="a\n ()", names=[f"a{i}" for i in range(1000)])
+    shown = shown_name(many)
+    assert shown is not None and len(shown) == SHOWN_NAME and shown.startswith("a0, a1, a2, ")
+    assert shown.endswith("…")
 
 
 def test_a_backward_call_inside_a_function_names_its_graph_as_the_functions_steps_do() -> None:

@@ -20,6 +20,7 @@ from explorer.views.animation import HOVER, figure
 from explorer.views.export import animation_view
 from explorer.views.predict import (
     MAX_ASKED,
+    MAX_QUESTIONS,
     Unreadable,
     entry,
     judge,
@@ -55,6 +56,16 @@ def test_each_step_asks_what_it_sends_and_the_leaf_asks_its_grad() -> None:
     ]
     mul = call.steps[2]
     assert [q.to for q in questions(call, 2)] == [g.to for g in mul.grad_inputs]
+
+
+def test_a_step_of_many_edges_asks_the_first_few() -> None:
+    call = _call("x = torch.ones(2, requires_grad=True)\n"
+                 "torch.stack([x * k for k in range(40)]).sum().backward()\n")
+    stack = next(k for k, s in enumerate(call.steps) if s.name == "StackBackward0")
+    assert len(call.steps[stack].grad_inputs) == 40
+    asked = questions(call, stack)
+    assert [q.gradient.to for q in asked] == [
+        g.to for g in call.steps[stack].grad_inputs[:MAX_QUESTIONS]]
 
 
 def test_a_fan_in_sum_is_asked_where_it_is_not_a_leaf() -> None:

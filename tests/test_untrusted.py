@@ -26,6 +26,7 @@ from explorer.trace.check import (
     MAX_LINE,
     MAX_LINES,
     MAX_MESSAGE,
+    MAX_NAME,
     MAX_VARIABLES,
     BadResult,
     progress,
@@ -183,6 +184,8 @@ def test_an_answer_of_the_wrong_shape_is_a_clear_bad_result() -> None:
              "unstepped holds what is not a whole number ≥ 1"),
             (forged(unstepped=[{"loop": 0, "line": 1, "name": "while", "round": 3}] * 9),
              "at most 8"),
+            (forged(unstepped=[{"loop": 0, "line": 1, "name": "while", "round": 3}] * 2),
+             "unstepped names a loop twice"),
             (forged(error={"type": "E", "message": "m", "line": "one"}), "line is not"),
             (forged(error={"type": ["E"], "message": "m"}), "type is not text")):
         assert why in refused(answer), (why, refused(answer))
@@ -234,7 +237,7 @@ def test_unknown_fields_go_and_every_count_is_bounded() -> None:
     assert sum(len(s.output) for s in trace.steps) == limits.output_chars
     assert len(trace.losses) == limits.loop_iterations
     long = forged(unstepped=[{"loop": 0, "line": 1, "name": "w" * 10_000, "round": 3}])
-    assert len(Trace.from_dict(long).unstepped[0].name) == MAX_LINE
+    assert len(Trace.from_dict(long).unstepped[0].name) == MAX_NAME
     wide = forged(variables={"w": {"kind": "list", "values": [1.0] * 10**6},
                              "o": {"kind": "Point", "values": [[{"a": 1}]]}})
     assert Trace.from_dict(wide).variables["w"].values == "<values too many to show>"
@@ -516,3 +519,39 @@ def test_a_program_cannot_make_the_server_list_a_million_gpus() -> None:
         return Trace.from_dict(forged(variables={"count": {"kind": "number", "type": "int",
                                                            "values": 10**12}}))
     assert len(cuda_devices(run)) == MAX_GPUS
+
+
+def test_names_a_page_writes_many_times_are_cut_short() -> None:
+    """Names (of variables, types, ops, loops, functions and a tensor's) are cut to MAX_NAME:
+    pages write each many times over (a gradient's target, a hover line, a table row), and a
+    name of 2,000 characters, a thousand times, made seconds of markup at each rerun."""
+    long = "n" * 5_000
+    one = gradient(values=[1.0], shape=[1])
+    call = {"call": 1, "kind": "backward", "value": 1.0, "roots": ["t0"], "root": "t0",
+            "vector": None, "rounds": [{"line": 1, "name": long, "round": 1}],
+            "leaf_grads": [{"node": "n0", "leaf": "t0", "names": [long], "after": 1,
+                            "grad": one}],
+            "steps": [{"node": "n0", "name": long, "grad_outputs": [one], "grad_inputs": []}]}
+    answer = forged(
+        variables={long: {"kind": long, "type": long, "values": 1}},
+        graphs=[{"dot": "x", "edges": [], "nodes": [
+            {"id": "n0", "kind": "backward", "label": long, "name": long},
+            {"id": "t0", "kind": "output", "label": "t", "names": [long] * 3, "shape": [1],
+             "dtype": "torch.float32", "device": "cpu", "requires_grad": True,
+             "is_leaf": False}]}],
+        steps=[{"line": 1, "end_line": 1, "output": "", "variables": {long: {
+                    "kind": "number", "values": 1}},
+                "locals": {long: {"kind": "number", "values": 1}}, "calls": [long],
+                "rounds": [{"line": 1, "name": long, "round": 1}]}],
+        backward=[call])
+    trace = Trace.from_dict(answer)
+    assert trace.error is None, trace.error
+    step, node, tensor = trace.steps[0], *trace.graphs[0].nodes
+    (name, variable), = trace.variables.items()
+    assert {len(name), len(variable.kind), len(variable.type)} == {MAX_NAME}
+    assert [len(n) for n in (*step.variables, *step.locals, *step.calls)] == [MAX_NAME] * 3
+    assert len(step.rounds[0].name) == len(trace.backward[0].rounds[0].name) == MAX_NAME
+    assert len(node.name) == MAX_NAME and len(node.label) == MAX_LINE  # a label is drawn once
+    assert [len(n) for n in tensor.names] == [MAX_NAME] * 3
+    assert len(trace.backward[0].steps[0].name) == MAX_NAME
+    assert [len(n) for n in trace.backward[0].leaf_grads[0].names] == [MAX_NAME]

@@ -341,3 +341,24 @@ def test_the_first_step_showing_a_freed_graph_reads_each_graph_once() -> None:
         steps=[*[step(line=2, end_line=2)] * STEPS, step(graph=1, line=4, end_line=4)]))
     said = timed(lambda: scene(trace, "x = 1\n"))
     assert said is not None and (said.kind, said.line, said.nodes) == ("freed", 4, (f"n{NODES}",))
+
+
+def test_a_hover_writes_an_ops_name_short_however_often_it_names_it() -> None:
+    """Nodes each sending eleven gradients to one op of a long name full of `&`: each hover
+    line wrote the whole name, escaped (five characters for each `&`), a 222 MB figure."""
+    senders, one = 50, gradient(values=[1.0], shape=[1])
+    name = "&" * 5_000
+    steps = [{"node": "n0", "name": name, "grad_outputs": [one], "grad_inputs": []},
+             *({"node": f"n{i}", "name": name, "grad_outputs": [one],
+                "grad_inputs": [one | {"to": "n0"}] * 11} for i in range(1, senders))]
+    call = {"call": 1, "kind": "backward", "value": 1.0, "graph": 0, "roots": ["n0"],
+            "root": "n0", "vector": None, "after": 1, "leaf_grads": [], "steps": steps}
+    graph = {"dot": "x", "nodes": [op(i, name=name) for i in range(senders)],
+             "edges": [grad(f"n{i}", "n0") for i in range(1, senders)]}
+    trace = Trace.from_dict(forged(graphs=[graph], backward=[call], steps=[step()]))
+    shown = animation_view(trace, trace.backward[0])
+    layout, picture = positions(shown.dot), svg(shown.dot)
+    drawn = timed(lambda: figure(trace.backward[0], layout, picture, shown.groups,
+                                 at=senders - 1, numbers=True, animated=False))
+    hovers = [t for data in drawn.data for t in (getattr(data, "hovertext", None) or ())]
+    assert hovers and max(map(len, hovers)) < 12 * (5 * 60 + 100)

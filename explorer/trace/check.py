@@ -30,7 +30,10 @@ from explorer.trace.notes import PARTS, placeholders
 from explorer.trace.wording import plain
 
 MAX_LINES = 200  # warnings or notes a page lists
-MAX_LINE = 2_000  # characters of one of them, of a name, label, type or id
+MAX_LINE = 2_000  # characters of one of them, of a label or id
+# Characters of a name: a variable's, a type's, an op's, a loop's or function's. Pages write
+# names many times over (a gradient's target, a hover, a table row): a name is short.
+MAX_NAME = 200
 MAX_MESSAGE = 20_000  # characters of an error message, or of a value shown as text
 MAX_MODULE = 200  # characters of a module's path (`model.fc1`), of MAX_NESTING modules at most
 MAX_VARIABLES = 1_000  # variables of one step, names of a tensor, leaves of a backward call
@@ -138,6 +141,10 @@ def _texts(texts: list[str], cap: int) -> list[str]:
     return [text[:MAX_LINE] for text in texts[:cap]]
 
 
+def _names(names: list[str], cap: int) -> list[str]:
+    return [name[:MAX_NAME] for name in names[:cap]]
+
+
 def _mapping(value: dict[str, Any], cap: int) -> dict[str, Any]:
     return {key[:MAX_LINE]: item for key, item in islice(value.items(), cap)}
 
@@ -213,8 +220,10 @@ class _Reader:
         for made in answer.library:
             self.graph_index("a library function's pass", made.graph)
             _short(made, ("called",))
+        if len({last.loop for last in answer.unstepped}) < len(answer.unstepped):
+            raise BadResult("unstepped names a loop twice")
         for last in answer.unstepped:
-            _short(last, ("name",))
+            _short(last, ("name",), MAX_NAME)
         answer.losses = [self.summary(s) for s in answer.losses[:self.caps.losses]]
         answer.warnings = _texts(answer.warnings, MAX_LINES)
         answer.notes = answer.notes[:MAX_LINES]
@@ -234,10 +243,12 @@ class _Reader:
             step.variables = self.variables("a step", step.variables)
             self.variables_before = step.variables
             if step.locals is not None:
-                step.locals = {name[:MAX_LINE]: self.variable(info)
+                step.locals = {name[:MAX_NAME]: self.variable(info)
                                for name, info in islice(step.locals.items(), MAX_VARIABLES)}
             if step.calls is not None:
-                step.calls = [name[:MAX_LINE] for name in step.calls]
+                step.calls = _names(step.calls, MAX_VARIABLES)
+            for loop in step.rounds or []:
+                _short(loop, ("name",), MAX_NAME)
         return steps
 
     def graph_index(self, what: str, index: int | None) -> None:
@@ -251,7 +262,7 @@ class _Reader:
         of that name in the step before (the end's: in the last step)."""
         variables = {}
         for name, info in islice(value.items(), MAX_VARIABLES):
-            name = name[:MAX_LINE]
+            name = name[:MAX_NAME]
             if info is not None:
                 variables[name] = self.variable(info)
             elif name in self.variables_before:
@@ -278,7 +289,7 @@ class _Reader:
             raise BadResult(f"a variable of kind {kind[:40]} has no "
                             f"{', '.join(sorted(missing))}")
         _sized(value.shape, "a variable")
-        _short(value, ("kind", "type", "dtype", "device", "grad_fn"))
+        _short(value, ("kind", "type", "dtype", "device", "grad_fn"), MAX_NAME)
         value.values = self.values(value.values)
         if value.grad is not None:
             value.grad = self.values(value.grad)
@@ -352,14 +363,15 @@ class _Reader:
         for field in TENSOR_ONLY if backward else BACKWARD_ONLY:
             setattr(node, field, None)
         _sized(node.shape, "a tensor node")
-        _short(node, ("label", "name", "dtype", "device", "grad_fn"))
+        _short(node, ("label",))
+        _short(node, ("name", "dtype", "device", "grad_fn"), MAX_NAME)
         if node.module is not None:  # deeper modules are drawn in the box of the one that deep
             node.module = ".".join(node.module[:MAX_MODULE].split(".", schema.MAX_NESTING)[
                 :schema.MAX_NESTING])
         if node.saved is not None:
             node.saved = {k: v[:MAX_LINE] for k, v in _mapping(node.saved, MAX_LINES).items()}
         if node.names is not None:
-            node.names = _texts(node.names, MAX_VARIABLES)
+            node.names = _names(node.names, MAX_VARIABLES)
         node.colour = None if backward else COLOURS[kind]
         return node
 
@@ -376,13 +388,16 @@ class _Reader:
         self.graph_index("a backward call", call.graph)
         _short(call, ("kind", "root", "jacobian_reason"))
         call.roots = _texts(call.roots, nodes)
+        for loop in call.rounds or []:
+            _short(loop, ("name",), MAX_NAME)
         call.value = _real(call.value)
         if call.vector is not None:
             call.vector = self.values(call.vector)
         if call.jacobian is not None:
             call.jacobian = self.values(call.jacobian)
         for step in call.steps:
-            _short(step, ("node", "name"))
+            _short(step, ("node",))
+            _short(step, ("name",), MAX_NAME)
             for grads in (step.grad_outputs, step.grad_inputs):
                 for grad in _at_most("a backward step's gradients", grads, nodes):
                     if grad is not None:
@@ -390,12 +405,12 @@ class _Reader:
         for leaf in (*call.leaf_grads,
                      *_at_most("a backward call's retained .grads", call.retained or [], nodes)):
             _short(leaf, ("node", "leaf"))
-            leaf.names = _texts(leaf.names, MAX_VARIABLES)
+            leaf.names = _names(leaf.names, MAX_VARIABLES)
             if leaf.grad is not None:
                 self.gradient(leaf.grad)
         for given in _at_most("a grad call's inputs", call.returned or [], nodes):
             _short(given, ("input",))
-            given.names = _texts(given.names, MAX_VARIABLES)
+            given.names = _names(given.names, MAX_VARIABLES)
             if given.grad is not None:
                 self.gradient(given.grad)
 

@@ -64,6 +64,7 @@ MARK = "#f76707"  # the outline of nodes marked: the backward animation's orange
 ORDER_FILLS = (("#d0bfff", "violet"), ("#fcc2d7", "red"), ("#ffe066", "yellow"),
                ("#96f2d7", "green"))
 GREY = "lightgrey"  # a backward node's fill: graphviz's for style=filled with no colour given
+SHOWN_NAME = 400  # characters of what a page calls a node: a tensor's names, the first of them
 COLLAPSE_ABOVE = 300  # nodes; above this, chains of one op are grouped
 MIN_CHAIN = 4
 
@@ -93,9 +94,11 @@ def outputs(graph: Graph) -> list[Node]:
 
 def shown_name(node: Node) -> str | None:
     """What a page calls `node`: the program's names of a tensor, else the name its picture
-    writes (a parameter's module path, `net.0.weight`), else a backward node's op."""
+    writes (a parameter's module path, `net.0.weight`), else a backward node's op. Past
+    SHOWN_NAME characters a tensor's names are cut (`…`): pages write it many times."""
     if node.names:
-        return ", ".join(node.names)
+        shown = ", ".join(node.names[:SHOWN_NAME])
+        return shown if len(shown) <= SHOWN_NAME else shown[:SHOWN_NAME - 1] + "…"
     if node.kind not in ("backward", "group"):
         return node.label.split("\n", 1)[0].strip() or None
     return node.name

@@ -39,11 +39,12 @@ from explorer.content.i18n import text
 from explorer.trace.schema import Call, Gradient, LeafGrad
 from explorer.views.hooked import changed
 from explorer.views.numbers import written
-from explorer.views.present import described, few, preview
+from explorer.views.present import cut, described, few, preview
 
 MAX_FRAMES = 120
 NUMBERS_UP_TO = 40  # nodes of a picture that shows numbers unless asked not to
 HOVER_LINES = 12  # lines a node's hover text shows: what it received and sent, its .grad
+HOVER_OP = 60  # characters of an op's name a hover line writes (each node's hover names many)
 WIDTHS = (1.5, 3, 4.5, 6.5)  # edge width for each magnitude class
 ORANGE, GREEN, GOLD = "#f76707", "#2f9e44", "#f2b705"
 # The figure's traces, in drawing order. The green marks and the edges of each width are two
@@ -805,13 +806,14 @@ def _hover(call: Call, where: dict[str, str], told: int, lang: str) -> dict[str,
     """What each node received and sent, for hovering, in `lang`; of the steps after `told`,
     only the op's name and a `?` (plotly reads tags in it: the run's words are escaped)."""
     told_of: dict[str, list[str]] = {}
-    ops = {step.node: step.name for step in call.steps}  # as the picture writes each node
+    ops = {step.node: escape(cut(step.name, HOVER_OP)) for step in call.steps}
     for i, step in enumerate(call.steps):
         node = where.get(step.node, step.node)
         lines = told_of.setdefault(node, [])
         if len(lines) >= HOVER_LINES:  # each line written only where it is shown
             continue
-        lines.append(f"<b>{i + 1}. {escape(step.name)}</b>" + ("" if i <= told else " ?"))
+        lines.append(f"<b>{i + 1}. {escape(cut(step.name, HOVER_OP))}</b>" + (
+            "" if i <= told else " ?"))
         if i > told:
             continue
         for g in itertools.islice(filter(None, step.grad_outputs), HOVER_LINES):
@@ -819,7 +821,8 @@ def _hover(call: Call, where: dict[str, str], told: int, lang: str) -> dict[str,
             lines.append(text("hover_received", lang, values=escape(preview(g.values)),
                               norm=norm, device=escape(g.device)))
         for g in itertools.islice(filter(None, step.grad_inputs), HOVER_LINES):
-            lines.append(f"→ {escape(str(ops.get(g.to, g.to)))}: {escape(preview(g.values))}")
+            to = ops.get(g.to) or escape(cut(str(g.to), HOVER_OP))
+            lines.append(f"→ {to}: {escape(preview(g.values))}")
     for g in _written(call):
         lines = told_of.setdefault(g.leaf, [])
         if len(lines) < HOVER_LINES:

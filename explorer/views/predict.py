@@ -20,6 +20,9 @@ from explorer.views.numbers import flat, parsed
 
 MAX_ASKED = 16  # values of one asked gradient: more is not a thing to type
 MAX_TYPED = 2_000  # characters of one answer
+# Questions one engine step asks, the first: a step of thousands of edges (torch.stack of
+# 3,000 tensors) would ask for thousands of answers, each a box to type in.
+MAX_QUESTIONS = 12
 RTOL, ATOL = 1e-2, 1e-4  # right when within 1% of the engine's value, or 0.0001 of it
 REAL = ("float", "bfloat", "half", "double")  # the dtypes asked: no integers or complex
 
@@ -50,11 +53,12 @@ class Unreadable(ValueError):
 
 def questions(call: Call, index: int, graph: Graph | None = None,
               ask: tuple[str, ...] = ()) -> list[Question]:
-    """What engine step `index` of `call` asks (nothing when none of it can be typed). With
-    `ask` (a lesson's), only what it names: `x.grad`, the `.grad` of leaf x; `y`, the gradient
-    of tensor y, which the node that made it receives (`graph`: the call's, which says so)."""
+    """What engine step `index` of `call` asks, the first MAX_QUESTIONS (nothing when none of
+    it can be typed). With `ask` (a lesson's), only what it names: `x.grad`, the `.grad` of
+    leaf x; `y`, the gradient of tensor y, which the node that made it receives (`graph`: the
+    call's, which says so)."""
     if ask:
-        return _asked(call, index, graph or {"nodes": [], "edges": []}, ask)
+        return _asked(call, index, graph or {"nodes": [], "edges": []}, ask)[:MAX_QUESTIONS]
     step = call.steps[index]
     asked = []
     senders = sum(1 for s in call.steps[:index] for g in s.grad_inputs
@@ -65,7 +69,7 @@ def questions(call: Call, index: int, graph: Graph | None = None,
         asked.append(Question("received", "received", step.node, received[0]))
     asked += [Question(f"sent{k}", "sent", g.to or "", g)
               for k, g in enumerate(step.grad_inputs) if askable(g)]
-    return asked + _grads(call, index, lambda grad: True)
+    return (asked + _grads(call, index, lambda grad: True))[:MAX_QUESTIONS]
 
 
 def _grads(call: Call, index: int, wanted: Callable[[LeafGrad], bool]) -> list[Question]:
