@@ -88,12 +88,35 @@ def test_a_loop_the_error_cut_short_is_said_to_have_raised_in_its_last_round(top
     trace = execute(code, limits=LIMITS)
     assert trace.error is not None and trace.error.type == "IndexError"
     line = 2 if top else 3
-    assert trace.unstepped == [LastRound(loop=0, line=line, name="i", round=58)]
+    assert trace.unstepped == [LastRound(loop=0, line=line, name="i", round=58, of=100)]
     assert unstepped(trace.unstepped[0], trace.steps, "en") == (
         f"The `i` loop at line {line} ran 58 rounds: the error stopped its last round, whose "
         "lines were not stepped. Step through that round to see them.")
     said = unstepped(trace.unstepped[0], trace.steps, "zh")
     assert "共运行了 58 轮：错误在最后一轮中抛出" in said
+
+
+def test_a_loop_ended_early_or_inside_one_ended_early_says_so() -> None:
+    """A `for` over a range knows its length: a `break` ending it early, or a `return` ending
+    the loop around it, is why its last round went unstepped, not an unknown length."""
+    broke = execute("for epoch in range(40):\n    x = epoch\n    if epoch == 15:\n"
+                    "        break\n", limits=LIMITS)
+    (last,) = broke.unstepped
+    assert (last.round, last.of) == (16, 40)
+    assert unstepped(last, broke.steps, "en") == (
+        "The `epoch` loop at line 1 ran 16 rounds, and its last was not stepped: a `break`, a "
+        "`return` or an error ended it before its 40 rounds, so that round was known to be its "
+        "last only once it had run.")
+    assert "在跑满 40 轮之前就结束了" in unstepped(last, broke.steps, "zh")
+    returned = execute("def find(n):\n    for i in range(n):\n        for j in range(5):\n"
+                       "            t = i * j\n            if t > 40:\n"
+                       "                return i, j\n\nfor k in range(3):\n"
+                       "    pair = find(20)\n", limits=LIMITS)
+    inner = next(last for last in returned.unstepped if last.name == "j")
+    assert (inner.count, inner.of) == (5, 5)  # its own last run ran all five rounds
+    assert "a loop around it did not know its length, or a `break`, a `return` or an error " \
+        "ended it early" in unstepped(inner, returned.steps, "en")
+    assert "它外层的循环不知道自身长度" in unstepped(inner, returned.steps, "zh")
 
 
 def _plain_x() -> torch.Tensor:

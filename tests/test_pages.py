@@ -254,7 +254,9 @@ def test_a_local_of_a_globals_name_is_looked_inside_by_its_own_name(lang: str) -
     later = next(k for k, s in enumerate(trace.steps) if s.line == 4 and s.rounds[0].round == 20)
     at.session_state["playground.step"] = later + 1
     at.run()
-    between = text("rounds_between", lang, first=11, last=19, loop="`i`")
+    lines = text("lines_in_all", lang, lines=text("lines_between", lang, count=27))  # 3 a round
+    between = text("list_separator", lang).join(
+        [text("rounds_between", lang, first=11, last=19, loop="`i`"), lines])
     assert f"● {text('changed_since', lang, rounds=between)}" in [c.value for c in at.caption]
 
 

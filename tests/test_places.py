@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from explorer.record.execute import execute
+from explorer.safety.limits import Limits
 from explorer.trace import Step
 from explorer.trace.schema import LastRound, Round
 from explorer.views import places
@@ -182,38 +183,46 @@ def test_a_loop_is_named_by_what_it_walks_as_written() -> None:
     assert names == {"i, (x, y)", "p", "while"}
 
 
-def reaching(later: Step, *reached: int | None) -> Step:
-    """`later` made when the loops around the step before it had reached `reached`."""
-    return replace(later, reached=list(reached))
+def ran(later: Step, reached: list[int | None] | None = None,
+        since: list[int | None] | None = None, skipped: int | None = None) -> Step:
+    """`later`, made when the loops around the step before it had `reached` those rounds,
+    its own loops' runs had been in rounds `since` at the step before, and `skipped` lines
+    had run unstepped between them."""
+    return replace(later, reached=reached, since=since, skipped=skipped)
 
 
 def test_rounds_run_between_two_steps_and_not_stepped_are_said() -> None:
     def at(line: int, *rounds: int) -> Step:
         return replace(step(line, *(("while" if k == 0 else "i", r, None)
                                    for k, r in enumerate(rounds))), within=10)
-    assert places.not_stepped(at(12, 10), reaching(at(8, 17), 17), "en") == (
-        "rounds 11–16 of `while`")
-    assert places.not_stepped(at(12, 10), reaching(at(8, 17), 17), "zh") == (
-        " `while` 的第 11–16 轮")
-    assert places.not_stepped(at(12, 10), reaching(at(8, 12), 12), "en") == "round 11 of `while`"
-    assert places.not_stepped(at(12, 10), reaching(at(8, 11), 11), "en") is None  # the next
-    assert places.not_stepped(at(12, 3, 1), reaching(at(8, 3, 40), 3, 40), "en") == (
-        "rounds 2–39 of `i`")
-    assert places.not_stepped(at(12, 3, 9), reaching(at(8, 4, 1), 4, 9), "en") is None
-    assert places.not_stepped(at(12, 1, 10), reaching(at(8, 2, 10), 2, 10), "en") == (
+    later = ran(at(8, 17), [None], [10])  # the same run, seven rounds on
+    assert places.not_stepped(at(12, 10), later, "en") == "rounds 11–16 of `while`"
+    assert places.not_stepped(at(12, 10), later, "zh") == " `while` 的第 11–16 轮"
+    assert places.not_stepped(at(12, 10), ran(at(8, 12), [None], [10]), "en") == (
+        "round 11 of `while`")
+    assert places.not_stepped(at(12, 10), ran(at(8, 11), [None], [10]), "en") is None
+    assert places.not_stepped(at(12, 3, 1), ran(at(8, 3, 40), [None, None], [3, 1]),
+                              "en") == "rounds 2–39 of `i`"
+    assert places.not_stepped(at(12, 3, 9), ran(at(8, 4, 1), [None, 9], [3, 0]), "en") is None
+    assert places.not_stepped(at(12, 1, 10), ran(at(8, 2, 10), [None, 10], [1, 0]), "en") == (
         "rounds 1–9 of `i` (in round 2 of `while`)")
     # Three deep: each loop's rounds in the round of the loop around it
     deep = [("a", 1, 5), ("b", 4, 5), ("c", 1, 3)], [("a", 2, 5), ("b", 2, 5), ("c", 2, 3)]
-    assert places.not_stepped(step(5, *deep[0]), reaching(step(5, *deep[1]), 2, 5, 3),
-                              "en") == (
+    assert places.not_stepped(step(5, *deep[0]), ran(step(5, *deep[1]), [None, 5, 3],
+                                                     [1, 0, 0]), "en") == (
         "rounds 2–3 of `c` (in round 4 of `b`); round 5 of `b` (in round 1 of `a`); "
         "round 1 of `b` (in round 2 of `a`); round 1 of `c` (in round 2 of `b`)")
     assert places.not_stepped(None, at(8, 17), "en") is None
     # Out of the loop: the rounds it ran after the step before's, as far as it went
-    assert places.not_stepped(at(12, 10), reaching(step(3), 14), "en") == (
-        "rounds 11–14 of `while`")
-    assert places.not_stepped(at(12, 10), reaching(step(3), 10), "en") is None  # it broke
+    assert places.not_stepped(at(12, 10), ran(step(3), [14]), "en") == "rounds 11–14 of `while`"
+    assert places.not_stepped(at(12, 10), ran(step(3), [10]), "en") is None  # it broke
     assert places.not_stepped(at(12, 10), step(3), "en") is None  # not known: nothing said
+    # The lines that ran unstepped, in all
+    assert places.not_stepped(at(12, 10), ran(later, [None], [10], 30), "en") == (
+        "rounds 11–16 of `while`; 30 lines in all")
+    assert places.not_stepped(at(12, 10), ran(later, [None], [10], 30), "zh") == (
+        " `while` 的第 11–16 轮；共 30 行代码")
+    assert places.not_stepped(step(2), ran(step(3), skipped=1), "en") == "1 line"
 
 
 def test_rounds_of_an_inner_loop_of_known_length_left_or_begun_are_said() -> None:
@@ -221,26 +230,30 @@ def test_rounds_of_an_inner_loop_of_known_length_left_or_begun_are_said() -> Non
         return step(line, *((name, r, 4) for name, r in zip(("epoch", "b"), rounds,
                                                              strict=False)))
     # Into the inner loop at its round 4, from the line before it: its rounds 1–3 ran
-    assert places.not_stepped(at(5, 4), reaching(at(6, 4, 4), 4), "en") == "rounds 1–3 of `b`"
+    assert places.not_stepped(at(5, 4), ran(at(6, 4, 4), [None], [4, 0]), "en") == (
+        "rounds 1–3 of `b`")
     # Out of it after round 2: rounds 3–4 ran, then the line after it
-    assert places.not_stepped(at(6, 2, 2), reaching(at(7, 2), 2, 4), "en") == (
+    assert places.not_stepped(at(6, 2, 2), ran(at(7, 2), [None, 4], [2]), "en") == (
         "rounds 3–4 of `b`")
     # A `break` in round 2: no round ran after it, though four would have
-    assert places.not_stepped(at(6, 2, 2), reaching(at(7, 2), 2, 2), "en") is None
+    assert places.not_stepped(at(6, 2, 2), ran(at(7, 2), [None, 2], [2]), "en") is None
     # Across the outer loop's next round: the rest of b's run, then its new run's first two
-    across = reaching(at(6, 4, 3), 4, 4)
+    across = ran(at(6, 4, 3), [None, 4], [3, 0])
     assert places.not_stepped(at(6, 3, 2), across, "en") == (
         "rounds 3–4 of `b` (in round 3 of `epoch`); rounds 1–2 of `b` (in round 4 of `epoch`)")
     assert places.not_stepped(at(6, 3, 2), across, "zh") == (
         " `b` 的第 3–4 轮（`epoch` 的第 3 轮中）； `b` 的第 1–2 轮（`epoch` 的第 4 轮中）")
-    assert places.not_stepped(at(6, 1, 4), reaching(at(6, 3, 1), 3, 4), "en") == (
+    assert places.not_stepped(at(6, 1, 4), ran(at(6, 3, 1), [None, 4], [1, 0]), "en") == (
         "round 2 of `epoch`")
-    assert places.not_stepped(at(6, 3, 3), reaching(at(6, 3, 4), 3, 4), "en") is None
+    assert places.not_stepped(at(6, 3, 3), ran(at(6, 3, 4), [None, None], [3, 3]),
+                              "en") is None
 
 
 def test_rounds_a_loop_did_not_run_are_not_said_to_be_unstepped() -> None:
     """A `break`, a `return` or a caught error ends a loop's run before its length: the
-    rounds it never ran are not "not stepped"; those it ran unstepped are."""
+    rounds it never ran are not "not stepped"; those it ran unstepped are, and so are the
+    lines that ran unstepped in all. A generator's loop, paused between its rounds, and the
+    loop that takes its values step in turn: neither's rounds ran unstepped."""
     programs = {
         "for i in range(6):\n    x = i\n    if i == 2:\n        break\n": [],
         "def find(xs):\n    for x in xs:\n        if x > 2:\n            return x\n\n"
@@ -250,9 +263,13 @@ def test_rounds_a_loop_did_not_run_are_not_said_to_be_unstepped() -> None:
         "            if i == 1:\n                raise ValueError\n"
         "    except ValueError:\n        pass\n": [],
         "for i in range(6):\n    if i < 3:\n        x = i\n": ["rounds 4–6 of `i`"],
+        "def batches(n):\n    for start in range(n):\n        yield start\n\n"
+        "for batch in batches(3):\n    x = batch * 2\n": [],
         "t = 0\nfor e in range(12):\n    for b in range(4):\n        t += b\n    t -= 1\n": [
-            "rounds 3–4 of `b`", *(f"rounds 1–3 of `b` (in round {e} of `e`)" for e in (5, 10)),
-            "round 11 of `e`; rounds 1–3 of `b` (in round 12 of `e`)"],
+            "rounds 3–4 of `b`; 2 lines in all", "4 lines",
+            "rounds 1–3 of `b` (in round 5 of `e`); 3 lines in all", *["4 lines"] * 4,
+            "rounds 1–3 of `b` (in round 10 of `e`); 3 lines in all",
+            "round 11 of `e`; rounds 1–3 of `b` (in round 12 of `e`); 8 lines in all"],
     }
     for code, said in programs.items():
         trace = execute(code)
@@ -267,8 +284,10 @@ def test_a_backward_call_is_placed_in_the_function_whose_line_made_it() -> None:
             "    loss = (w * x).sum()\n    loss.backward()\n    return loss\n"
             "for epoch in range(3):\n    train_step(torch.ones(2))\n(w * 2).sum().backward()\n")
     trace = execute(code)
-    made = [places.making(trace.steps, trace.losses, call) for call in trace.backward]
-    assert [(m.line, places.function_short(m)) for m in made] == [
-        (4, "train_step() #1"), (4, "train_step() #2"), (4, "train_step() #3"), (8, "")]
-    # A call whose line was not stepped (steps ran out, say) is placed nowhere
-    assert places.making(trace.steps[:3], trace.losses, trace.backward[-1]) is None
+    assert [places.around(c.rounds, c.calls, c.called, "en") for c in trace.backward] == [
+        f"epoch round {k}/3 · train_step() #{k}" for k in (1, 2, 3)] + [""]
+    # Where the line was not stepped too: steps ran out before round 10
+    many = execute(code.replace("range(3)", "range(12)"), limits=Limits(line_steps=20))
+    assert not any(s.line == 4 and s.rounds[0].round == 10 for s in many.steps if s.rounds)
+    assert [places.around(c.rounds, c.calls, c.called, "en") for c in many.backward] == [
+        f"epoch round {k}/12 · train_step() #{k}" for k in (*range(1, 11), 12)]

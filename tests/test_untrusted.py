@@ -167,6 +167,11 @@ def test_an_answer_of_the_wrong_shape_is_a_clear_bad_result() -> None:
             (forged(steps=[step | {"reached": [3] * (MAX_NESTING + 1)}]),
              f"reached is not a list of at most {MAX_NESTING}"),
             (forged(steps=[step | {"reached": [-3]}]), "reached holds what is not a whole"),
+            (forged(steps=[step | {"since": [0] * (MAX_NESTING + 1)}]),
+             f"since is not a list of at most {MAX_NESTING}"),
+            (forged(steps=[step | {"skipped": -1}]), "skipped is not a whole number ≥ 0"),
+            (forged(backward=[call | {"calls": ["f"] * (MAX_NESTING + 1)}]),
+             f"calls is not a list of at most {MAX_NESTING}"),
             (forged(variables={"x": {"values": 1}}), "a variable has no kind"),
             (forged(variables={"x": tensor | {"numel": -1}}), "numel is not a whole number ≥ 0"),
             (forged(variables={"x": {"kind": "tensor", "values": []}}), "has no device"),
@@ -528,7 +533,7 @@ def test_names_a_page_writes_many_times_are_cut_short() -> None:
     long = "n" * 5_000
     one = gradient(values=[1.0], shape=[1])
     call = {"call": 1, "kind": "backward", "value": 1.0, "roots": ["t0"], "root": "t0",
-            "vector": None, "rounds": [{"line": 1, "name": long, "round": 1}],
+            "vector": None, "rounds": [{"line": 1, "name": long, "round": 1}], "calls": [long],
             "leaf_grads": [{"node": "n0", "leaf": "t0", "names": [long], "after": 1,
                             "grad": one}],
             "steps": [{"node": "n0", "name": long, "grad_outputs": [one], "grad_inputs": []}]}
@@ -553,5 +558,5 @@ def test_names_a_page_writes_many_times_are_cut_short() -> None:
     assert len(step.rounds[0].name) == len(trace.backward[0].rounds[0].name) == MAX_NAME
     assert len(node.name) == MAX_NAME and len(node.label) == MAX_LINE  # a label is drawn once
     assert [len(n) for n in tensor.names] == [MAX_NAME] * 3
-    assert len(trace.backward[0].steps[0].name) == MAX_NAME
+    assert len(trace.backward[0].steps[0].name) == len(trace.backward[0].calls[0]) == MAX_NAME
     assert [len(n) for n in trace.backward[0].leaf_grads[0].names] == [MAX_NAME]

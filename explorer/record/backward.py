@@ -31,7 +31,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, suppress
-from typing import Any
+from typing import Any, NamedTuple
 
 import torch
 from torch.utils.hooks import RemovableHandle
@@ -74,14 +74,14 @@ class Recorder:
     def __init__(self, variables: Callable[[], dict[str, Any]], ids: Ids, modules: Modules,
                  graphs: list[Graph], max_nodes: int, keep: tuple[int, ...] = (),
                  progress: Callable[[Summary], None] | None = None,
-                 calling: Callable[[], tuple[dict[str, Any], list[Round]]] | None = None,
+                 calling: Callable[[], Calling] | None = None,
                  orders: Orders | None = None,
                  last_or_asked: Callable[[], bool] = lambda: False,
                  made: Callable[[], int] | None = None) -> None:
         self.variables = variables  # the program's variables (the gradient norms' names)
         # Those by the names the line calling has for them (its function's variables too),
-        # and the loops around it.
-        self.calling = calling or (lambda: (variables(), []))
+        # and where that line is.
+        self.calling = calling or (lambda: Calling(variables(), [], [], None))
         self.made = made  # how many steps the run has made so far
         self.last_or_asked = last_or_asked  # whether that line is in a loop's round asked for,
         # or in the last round of every loop around it
@@ -204,8 +204,8 @@ class Recorder:
     def _draw(self, call: Call, roots: tuple[torch.Tensor, ...],
               vector: tuple[Any, ...]) -> None:
         """What a call recorded in full says before the engine runs: its graph, roots, `v`
-        and the loops around it."""
-        variables, rounds = self.calling()
+        and where its line is."""
+        variables, rounds, calls, called = self.calling()
         self._name(variables)
         named = {id(v) for v in variables.values()}
         extra = {f"root {i}": r for i, r in enumerate(roots) if id(r) not in named}
@@ -218,7 +218,7 @@ class Recorder:
             if not self.graphs or self.graphs[-1] != graph:
                 self.graphs.append(graph)
             call.graph = len(self.graphs) - 1
-        call.rounds = rounds or None
+        call.rounds, call.calls, call.called = rounds or None, calls or None, called
         call.after = self.made() if self.made else None
         call.roots = [self.ids.of_tensor(r) for r in roots]  # output nodes of the graph
         call.root = call.roots[0] if call.roots else None
@@ -267,7 +267,7 @@ class Recorder:
         nodes = list(_nodes(roots))
         if create_graph:
             if not self._names:
-                self._name(self.calling()[0])
+                self._name(self.calling().variables)
             self.orders.start(nodes, {r.grad_fn: self._names.get(id(r), ["output"])[0]
                                       for r in roots if r.grad_fn is not None})
         hooks = []
@@ -352,6 +352,17 @@ class Recorder:
         if self.progress is not None and time.monotonic() - self._told > 0.05:
             self._told = time.monotonic()
             self.progress(summary)
+
+
+class Calling(NamedTuple):
+    """The line that makes a backward call: the program's variables by the names it has for
+    them, the loops around it (outermost first), the functions of the program's it is in
+    (outermost first) and which call of the innermost."""
+
+    variables: dict[str, Any]
+    rounds: list[Round]
+    calls: list[str]
+    called: int | None
 
 
 def kept(number: int) -> bool:

@@ -26,10 +26,19 @@ from typing import Any
 import numpy as np
 import torch
 
-from explorer.record.backward import FIRST, Recorder, finish
+from explorer.record.backward import FIRST, Calling, Recorder, finish
 from explorer.record.graph import Ids
 from explorer.record.graph import record as record_graph
-from explorer.record.lines import RETURNED, Lines, Place, Where, plan, raised, running
+from explorer.record.lines import (
+    RETURNED,
+    Between,
+    Lines,
+    Place,
+    Where,
+    plan,
+    raised,
+    running,
+)
 from explorer.record.modules import Modules
 from explorer.record.orders import Orders
 from explorer.record.snapshot import snapshot
@@ -39,7 +48,7 @@ from explorer.safety.limits import LimitExceeded, Limits, TimeLimit, memory_mess
 from explorer.safety.sandbox import FILENAME
 from explorer.trace import Step, Trace, error_info, failure
 from explorer.trace.graph_view import in_scope
-from explorer.trace.schema import MAX_LIBRARY, Error, Note, Round, Summary
+from explorer.trace.schema import MAX_LIBRARY, Error, Note, Summary
 
 RING_AGAIN = 0.05  # seconds after the time is up that the clock rings again, until heard
 FRAME_AND_OURS = 3  # references to a frame's f_locals copy: the frame's, ours, getrefcount's
@@ -183,11 +192,11 @@ class _Steps:
 
     def take(self, line: int, end_line: int, where: Where | None = None,
              within: int | None = None, stopped: bool = False, hands: str | None = None,
-             reached: list[int | None] | None = None) -> None:
+             between: Between | None = None) -> None:
         """Step after lines `line`–`end_line`, `where` a line inside the top-level statement
         at line `within` ran; or, `stopped`, where the run's error stopped them; or before a
-        `return` or `yield` (`hands`) hands over the value it holds, shown as such; `reached`:
-        the loops' rounds reached (`Lines.reached`) where no `where` says. The graph's
+        `return` or `yield` (`hands`) hands over the value it holds, shown as such; `between`:
+        what ran since the step before (`Lines.between`), where no `where` says. The graph's
         tensors are named by the variables of the function the line is in too (one whose
         name a global has as `forward.y`)."""
         cap = self.limits.value_elements
@@ -198,6 +207,7 @@ class _Steps:
         variables = snapshot(self.namespace, cap)
         described = None if local is None else snapshot(local, cap)
         graphs = self.trace.graphs
+        ran = where.between if where else between
         if graph is not None and (not graphs or graphs[-1] != graph):
             graphs.append(graph)
         self.trace.steps.append(Step(
@@ -207,7 +217,9 @@ class _Steps:
             calls=where.calls or None if where else None, locals=described,
             entered=where.entered if where else None, called=where.called if where else None,
             calling=where.calling or None if where else None,
-            reached=(where.reached if where else reached) or None, stopped=stopped or None))
+            reached=ran.reached or None if ran else None,
+            since=ran.since or None if ran else None,
+            skipped=ran.lines or None if ran else None, stopped=stopped or None))
         self.printed = self.out.tell()
 
 
@@ -221,7 +233,7 @@ def _run_step(stmt: ast.stmt, namespace: dict[str, Any], guards: Guards, steps: 
     if steps.top < steps.limits.steps:
         steps.top += 1
         try:
-            steps.take(stmt.lineno, stmt.end_lineno or stmt.lineno, reached=lines.reached())
+            steps.take(stmt.lineno, stmt.end_lineno or stmt.lineno, between=lines.between([]))
             lines.stepped(None)
         except Exception:  # noqa: BLE001 - the recorder's failure is not the program's
             lines.failed += 1
@@ -244,11 +256,12 @@ def _locals(frame: FrameType | None, hands: str | None = None) -> dict[str, Any]
     return local
 
 
-def _calling(namespace: dict[str, Any], lines: Lines) -> tuple[dict[str, Any], list[Round]]:
-    """The program's variables by the names its line running now has for them (a function's
-    own too, as a step there names them), and the loops around that line."""
+def _calling(namespace: dict[str, Any], lines: Lines) -> Calling:
+    """The program's line running now: the variables by the names it has for them (a
+    function's own too, as a step there names them), and where it is."""
     where = lines.where(running(sys._getframe()))
-    return in_scope(_user_variables(namespace), _locals(where.frame), where.calls), where.rounds
+    return Calling(in_scope(_user_variables(namespace), _locals(where.frame), where.calls),
+                   where.rounds, where.calls, where.called)
 
 
 def _user_variables(namespace: dict[str, Any]) -> dict[str, Any]:

@@ -240,7 +240,9 @@ class _Round(NamedTuple):
     """A loop's round in one frame: its count there and over the run, whether it may be kept
     (`Lines._maybe_kept`, decided as it starts: a line of a round not kept, the common case,
     then costs one lookup), and the run's clock (`Round.began`) as it, the round before it and
-    the loop's run began; which run of a loop it is in (the run's number over the run)."""
+    the loop's run began; which run of a loop it is in (the run's number over the run); and
+    the count its run had as the step made last was made, where a round began since (`base`,
+    as of step number `stamp`)."""
 
     count: int
     total: int
@@ -249,6 +251,8 @@ class _Round(NamedTuple):
     previous: int | None = None
     loop_began: int | None = None
     run: int = 0
+    base: int = 0
+    stamp: int = -1
 
 
 FRESH = _Round(1, 1, True)  # a loop's round where its frame has not said (round 1, kept)
@@ -268,7 +272,20 @@ class Where:
     called: int | None = None
     calling: list[int] = field(default_factory=list)
     runs: list[tuple[tuple[int, int], int]] = field(default_factory=list)  # each round's key, run
-    reached: list[int | None] | None = None  # `Lines.reached` as it was asked
+    between: Between | None = None  # what ran since the step made last
+
+
+@dataclass(frozen=True)
+class Between:
+    """What ran between the step made last and a step being made: for each loop around the
+    one made last, the round its run reached (None where that run goes on around the step
+    being made, or is not known); for each loop around the step being made, the round its run
+    was in as the one made last was made (0: the run began since; None: not known); and the
+    lines that ran, none of them stepped."""
+
+    reached: list[int | None]
+    since: list[int | None]
+    lines: int
 
 
 class Lines:
@@ -306,6 +323,7 @@ class Lines:
         self._calls: dict[CodeType, int] = {}  # a function's code → its calls over the run
         self._total: dict[int, int] = {}  # loop → rounds it started over the run
         self._latest: dict[int, int] = {}  # loop → its latest round, counted in its own run
+        self._planned: dict[int, int | None] = {}  # loop → its latest run's length, if known
         self._lengths: dict[tuple[int, int], int] = {}  # (frame, loop) → rounds it will run
         self._in_last: set[tuple[int, int]] = set()  # (frame, loop) that began its last round
         # loop → the last of its rounds over the run in which a line it holds innermost was
@@ -313,9 +331,12 @@ class Lines:
         self._settled: dict[int, int] = {}
         self._runs = itertools.count(1)
         # The loops' runs around the step made last, each (its key, its run), and the rounds
-        # those that have ended since reached (`reached`).
+        # those that have ended since reached (`between`); the steps made, and the lines run
+        # since the last of them that made none.
         self._seen: list[tuple[tuple[int, int], int]] = []
         self._ended: dict[int, int] = {}
+        self._steps = 0
+        self._skipped = 0
 
     def hooks(self) -> dict[str, Callable[..., Any]]:
         """The names a planned program calls, for its namespace."""
@@ -353,14 +374,15 @@ class Lines:
         key = (id(frame), number)
         self._end(key)
         self._in_last.discard(key)
-        length = _length(iterable)
+        length = self._planned[number] = _length(iterable)
         if length is None:
             self._lengths.pop(key, None)
         else:
             self._lengths[key] = length
         total = self._total.get(number, 0)
         self._rounds[key] = _Round(0, total, self._maybe_kept(key, 0, total),
-                                   loop_began=self.now(), run=next(self._runs))
+                                   loop_began=self.now(), run=next(self._runs),
+                                   stamp=self._steps)
         return iterable
 
     def _end(self, key: tuple[int, int]) -> None:
@@ -370,19 +392,27 @@ class Lines:
         if ended is not None and any(run == ended.run for _, run in self._seen):
             self._ended[ended.run] = ended.count
 
-    def reached(self) -> list[int | None]:
-        """For each loop around the step made last (outermost first), the round its run has
-        reached by now (None where it is not known)."""
+    def between(self, runs: list[tuple[tuple[int, int], int]]) -> Between:
+        """What ran since the step made last, for a step made now inside the loops' `runs`
+        (each its key and run, outermost first)."""
+        going = {run for _, run in runs}
         reached: list[int | None] = []
         for key, run in self._seen:
             now = self._rounds.get(key)
-            reached.append(now.count if now is not None and now.run == run else
-                           self._ended.get(run))
-        return reached
+            reached.append(None if run in going else now.count if now is not None and (
+                now.run == run) else self._ended.get(run))
+        since: list[int | None] = []
+        for key, run in runs:
+            now = self._rounds.get(key)
+            since.append(None if now is None or now.run != run else
+                         now.base if now.stamp == self._steps else now.count)
+        return Between(reached, since, self._skipped)
 
     def stepped(self, where: Where | None) -> None:
         """A step was made `where` (None: after a top-level statement)."""
         self._seen, self._ended = (where.runs if where else []), {}
+        self._steps += 1
+        self._skipped = 0
 
     def enter(self) -> None:
         """A function of the program's begins: the run's clock then dates what the line that
@@ -414,8 +444,9 @@ class Lines:
         # step): its run began as its first round did.
         began, run = (before.loop_began, before.run) if key in self._rounds else (
             now, next(self._runs))
+        base = before.base if before.stamp == self._steps else before.count
         self._rounds[key] = _Round(count, total, self._maybe_kept(key, count, total), now,
-                                   before.began, began, run)
+                                   before.began, began, run, base, self._steps)
         if count == self._lengths.get(key):
             self._in_last.add(key)
 
@@ -424,18 +455,22 @@ class Lines:
         frame = sys._getframe(1)
         if place.loops and not self._rounds.get((id(frame), place.loops[-1]), FRESH).kept:
             self.passed += 1  # decided without walking the frames: the common case
+            self._skipped += 1
             return
         frames = running(frame)
         keys = self._keys(frames, place.loops)
         if not self._kept(keys):
             self.passed += 1
+            self._skipped += 1
             return
         if keys:  # the innermost loop's round: its own lines step in it
             self._settled[keys[0][1]] = self._rounds.get(keys[0], FRESH).total
         if self.paused or torch._C._current_graph_task_id() != -1 or _transformed():
+            self._skipped += 1
             return
         if self.made >= self.most or self.done >= self.work or self.took >= self.seconds:
             self.over += 1
+            self._skipped += 1
         else:
             started = time.perf_counter()
             try:
@@ -445,6 +480,7 @@ class Lines:
                 self.stepped(where)
             except Exception:  # noqa: BLE001 - the recorder's failure is not the program's
                 self.failed += 1
+                self._skipped += 1
             self.took += time.perf_counter() - started
 
     def _maybe_kept(self, key: tuple[int, int], count: int, total: int) -> bool:
@@ -497,7 +533,8 @@ class Lines:
         inside = {place.loops[-1] for place in self.plan.places if place.loops}
         return [LastRound(loop=number, line=self.plan.loops[number].line,
                           name=self.plan.loops[number].name, round=total,
-                          count=count if (count := self._latest[number]) != total else None)
+                          count=count if (count := self._latest[number]) != total else None,
+                          of=self._planned.get(number))
                 for number, total in sorted(self._total.items())
                 if number in inside and self._settled.get(number) != total
                 and not kept(total) and (number, total) not in self.asked][:MAX_UNSTEPPED]
@@ -526,8 +563,9 @@ class Lines:
         calls.reverse()
         calling = [line for _, line in reversed(frames[1:])]
         entered, called = self._entered.get(id(innermost), (None, None))
+        runs = runs[-MAX_NESTING:]
         return Where(rounds[-MAX_NESTING:], calls[-MAX_NESTING:], innermost, entered, called,
-                     calling[-MAX_NESTING:], runs[-MAX_NESTING:], self.reached())
+                     calling[-MAX_NESTING:], runs, self.between(runs))
 
     def _round(self, frame: FrameType, number: int, depth: int) -> Round:
         key = (id(frame), number)

@@ -41,8 +41,10 @@ class Step:
     entered: int | None = None  # the run's clock as the innermost of `calls` began
     called: int | None = None  # which call of the innermost of `calls`, over the run (1: first)
     calling: list[int] | None = None  # the lines its frames around it are at, outermost first
-    # for each loop around the step before, the round its run had reached (None: not known)
-    reached: list[int | None] | None = None
+    # what ran since the step before, none of it stepped (explorer.trace.schema.Step)
+    reached: list[int | None] | None = None  # by the loops around the step before
+    since: list[int | None] | None = None  # by the loops around this step
+    skipped: int | None = None  # lines
     stopped: bool | None = None
 
     @property
@@ -135,7 +137,7 @@ class Trace:
                         variables=s.variables, graph=s.graph, within=s.within,
                         rounds=s.rounds, calls=s.calls, locals=s.locals, entered=s.entered,
                         called=s.called, calling=s.calling, reached=s.reached,
-                        stopped=s.stopped)
+                        since=s.since, skipped=s.skipped, stopped=s.stopped)
                    for s in answer.steps],
             graphs=answer.graphs,  # made Graphs by the check
             backward=answer.backward, library=answer.library, unstepped=answer.unstepped,

@@ -390,6 +390,8 @@ class _Reader:
         call.roots = _texts(call.roots, nodes)
         for loop in call.rounds or []:
             _short(loop, ("name",), MAX_NAME)
+        if call.calls is not None:
+            call.calls = _names(call.calls, MAX_VARIABLES)
         call.value = _real(call.value)
         if call.vector is not None:
             call.vector = self.values(call.vector)

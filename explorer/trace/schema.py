@@ -208,10 +208,11 @@ Rounds = Annotated[list[Round], msgspec.Meta(max_length=MAX_NESTING)]
 
 
 class LastRound(Record, kw_only=True):
-    """A loop whose last round over the run was not stepped: a `while`, or a `for` over what
-    has no length before it runs, ends unannounced, and rounds not kept are not described as
-    they run. `loop` is its number in the program (the first loop written is 0): a run asked
-    to keep that round (`rounds=`) steps through it."""
+    """A loop whose last round over the run was not stepped: a `while`, a `for` over what
+    has no length before it runs, or one that a `break`, a `return` or an error ended before
+    its length, ends unannounced, and rounds not kept are not described as they run. `loop`
+    is its number in the program (the first loop written is 0): a run asked to keep that
+    round (`rounds=`) steps through it."""
 
     loop: Count
     line: Annotated[int, msgspec.Meta(ge=1)]
@@ -219,6 +220,7 @@ class LastRound(Record, kw_only=True):
     round: Annotated[int, msgspec.Meta(ge=1)]  # its rounds over the run
     count: Annotated[int, msgspec.Meta(ge=1)] | None = None  # the last round in its own run,
     # where it ran more than once (an inner loop): the round its steps would be labelled
+    of: Count | None = None  # the rounds its last run was to run, where that was known
 
 
 Unstepped = Annotated[list[LastRound], msgspec.Meta(max_length=MAX_UNSTEPPED)]
@@ -260,6 +262,9 @@ class Call(Record, kw_only=True):
     vector: Any  # v of y.backward(v), when small
     graph: Count | None = None  # index into graphs
     rounds: Rounds | None = None  # the loops it ran in, outermost first
+    # The program's functions it was made in, outermost first, and which call of the innermost
+    calls: Annotated[list[str], msgspec.Meta(max_length=MAX_NESTING)] | None = None
+    called: Count | None = None
     raised: bool | None = None  # the engine stopped with an error (the run's, unless caught)
     after: Count | None = None  # the run's steps made before it: the next is its statement's
     jacobian: Any = None
@@ -327,9 +332,13 @@ class Step(TypedDict):
     called: Count | None  # which call of the innermost of `calls`, over the run (1: its first)
     # The lines its frames around it are at, outermost first: the last called its function
     calling: list[Count] | None
-    # For each loop around the step before (its `rounds`), the round that loop's run had
-    # reached as this step was made (None: not known): how far the rounds between ran
+    # What ran since the step before, none of it stepped: for each loop around the step
+    # before, the round its run reached (None: it goes on around this step, or is not known);
+    # for each loop around this step, the round its run was in at the step before (0: it
+    # began since; None: not known); and the lines that ran
     reached: list[Count | None] | None
+    since: list[Count | None] | None
+    skipped: Count | None
     stopped: bool | None  # the state where the run's error stopped this line
 
 
@@ -389,6 +398,8 @@ class SentStep(Record, kw_only=True):
     called: Count | None = None
     calling: Annotated[list[Count], msgspec.Meta(max_length=MAX_NESTING)] | None = None
     reached: Annotated[list[Count | None], msgspec.Meta(max_length=MAX_NESTING)] | None = None
+    since: Annotated[list[Count | None], msgspec.Meta(max_length=MAX_NESTING)] | None = None
+    skipped: Count | None = None
     stopped: bool | None = None
 
 

@@ -146,11 +146,10 @@ def _call(page: str, trace: Trace, lang: str, chosen: int | None) -> Call | None
 
 def _call_name(call: Call, trace: Trace, lang: str) -> str:
     """A recorded call as the call list names it: its number, its kind, the rounds of the
-    loops it ran in, the function of the program's it was made in (where its line was
-    stepped) and whether it raised ("#2 (backward) · t round 2/5 · step() #2 · raised an
-    error")."""
-    made = places.making(trace.steps, trace.losses, call)
-    parts = [f"#{call.call} ({call.kind})", places.around(call.rounds, made, lang),
+    loops it ran in, the function of the program's it was made in and whether it raised ("#2
+    (backward) · t round 2/5 · step() #2 · raised an error")."""
+    parts = [f"#{call.call} ({call.kind})",
+             places.around(call.rounds, call.calls, call.called, lang),
              text("call_raised", lang) if call.raised else ""]
     return " · ".join(part for part in parts if part)
 

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from explorer.content.i18n import text
 from explorer.content.markdown import code_span
 from explorer.trace import Step
-from explorer.trace.schema import Call, LastRound, Round, Summary
+from explorer.trace.schema import Call, LastRound, Round
 
 SHORT = 24  # characters of a loop's or function's name in a short label (the slider's)
 
@@ -63,48 +63,35 @@ def rounds_short(rounds: Sequence[Round] | None, lang: str) -> str:
 def place(step: Step, lang: str) -> str:
     """A step in few words, as plain text (the slider's label): its line, then `around`:
     "line 12 · epoch round 2/3 · step() #2 · i round 1"."""
-    return " · ".join(part for part in (text("line_short", lang, line=step.line),
-                                        around(step.rounds, step, lang)) if part)
+    return " · ".join(part for part in (text("line_short", lang, line=step.line), around(
+        step.rounds, step.calls, step.called, lang)) if part)
 
 
-def around(rounds: Sequence[Round] | None, step: Step | None, lang: str) -> str:
-    """The loops' `rounds` and the innermost function of `step` (if given) in few words, as
-    plain text, outermost first: the loops outside the function, the function with which
-    call it is, the loops inside it ("epoch round 2/3 · step() #2 · i round 1")."""
-    inside = len(step.calls or []) if step else 0
+def around(rounds: Sequence[Round] | None, calls: Sequence[str] | None, called: int | None,
+           lang: str) -> str:
+    """The loops' `rounds` and the innermost of the functions `calls` (with which call of it
+    it is, `called`) in few words, as plain text, outermost first: the loops outside the
+    function, the function, the loops inside it ("epoch round 2/3 · step() #2 · i round 1")."""
+    inside = len(calls or [])
     own = [bool(inside) and min(r.depth or 0, inside) == inside for r in rounds or []]
+    function = f"{_short(calls[-1])}()" + ("" if called is None else f" #{called:,}") \
+        if calls else ""
     parts = [rounds_short([r for r, mine in zip(rounds or [], own, strict=True) if not mine],
-                          lang), function_short(step) if step else "",
+                          lang), function,
              rounds_short([r for r, mine in zip(rounds or [], own, strict=True) if mine], lang)]
     return " · ".join(part for part in parts if part)
 
 
-def function_short(step: Step) -> str:
-    """The innermost function of the program's a step is in, with which call: "step() #2";
-    "" at top level."""
-    if not step.calls:
-        return ""
-    return f"{_short(step.calls[-1])}()" + ("" if step.called is None else f" #{step.called:,}")
-
-
-def making(steps: Sequence[Step], losses: Sequence[Summary], call: Call) -> Step | None:
-    """The step of the line that made backward `call` (the first after the steps made before
-    it, where that is its line's); None where that line was not stepped."""
-    summary = losses[call.call - 1] if call.call <= len(losses) else None
-    step = steps[call.after] if call.after is not None and call.after < len(steps) else None
-    if step is None or summary is None or summary.call != call.call:
-        return None
-    return step if step.line == summary.line else None
-
-
 def unstepped(last: LastRound, steps: Sequence[Step], lang: str) -> str:
     """Why the last round of a loop (`last`) was not stepped, in words: the run's error stopped
-    it there, or it did not know its length, so that round was known to be its last only once
-    it had run."""
-    key = "last_round_raised" if raised_in(steps, last.line) else "last_round"
+    it there; or it did not know its length, or ended before it, or a loop around it did, so
+    that round was known to be the last only once it had run."""
+    key = "last_round_raised" if raised_in(steps, last.line) else "last_round" if (
+        last.of is None) else "last_round_early" if last_round_number(last) < last.of else (
+        "last_round_outer")
     ran = text("ran_rounds", lang, rounds=last.round) if last.count is None else text(
         "ran_rounds_runs", lang, rounds=last.round, count=last.count)
-    return text(key, lang, loop=code_span(last.name), line=last.line, ran=ran)
+    return text(key, lang, loop=code_span(last.name), line=last.line, ran=ran, of=last.of)
 
 
 def last_round_number(last: LastRound) -> int:
@@ -122,52 +109,38 @@ def in_frame_before(steps: Sequence[Step], index: int) -> Step | None:
 
 
 def not_stepped(before: Step | None, step: Step, lang: str) -> str | None:
-    """The rounds of loops that ran between step `before` and `step` with no step of theirs
-    shown (a long loop keeps only some), in words: "rounds 11–16 of `while`"; None where
-    none were left out. Leaving `before`'s loops, the rest of the rounds each ran (as far as
-    `step.reached` says its run went: a `break`, a `return` or an error ends it early); then
-    the rounds of a loop both are in between their two rounds; then, entering `step`'s loops,
-    each one's rounds before `step`'s. Those inside a round of a loop the two steps are not
-    both in say which round (`rounds 3–4 of b (in round 3 of epoch)`)."""
+    """What ran between step `before` and `step` with no step of it shown (a long loop keeps
+    only some rounds), in words: "rounds 11–16 of `while`"; None where nothing did. As
+    `step` says (`reached`, `since`, `skipped`): leaving each loop of `before`'s whose run
+    does not go on around `step`, innermost first, the rounds it ran after `before`'s (a
+    `break`, a `return` or an error may end it early); then, outermost first, each loop of
+    `step`'s rounds since the one it was in at `before` (all before `step`'s, where its run
+    began since); then how many lines ran in all. Those inside a round of a loop the two
+    steps are not both in say which round (`rounds 3–4 of b (in round 3 of epoch)`)."""
     if before is None:
         return None
     was, now = before.rounds or [], step.rounds or []
-    reached = [*(step.reached or [])[:len(was)], *[None] * (len(was) - len(step.reached or []))]
-    depth = 0
-    while depth < min(len(was), len(now)) and rounds_of(was[depth:depth + 1]) == rounds_of(
-            now[depth:depth + 1]):
+    reached, since = _padded(step.reached, len(was)), _padded(step.since, len(now))
+    depth = 0  # loops in the same round of the same run at both steps
+    while depth < min(len(was), len(now)) and reached[depth] is None and (
+            rounds_of(was[depth:depth + 1]) == rounds_of(now[depth:depth + 1])):
         depth += 1
-    if depth == len(was) == len(now):
-        return None
-    parts: list[str] = []
-    if depth < min(len(was), len(now)) and was[depth].line == now[depth].line and (
-            reached[depth] == now[depth].round):  # a later round of the same loop's run
-        old, new = was[depth], now[depth]
-        parts += _rest(was[depth + 1:], reached[depth + 1:], old, lang)
-        parts += filter(None, [_span(old.round + 1, new.round - 1, new, lang)])
-        parts += _begun(now[depth + 1:], new, lang)
-    else:  # out of loops, into others
-        parts += _rest(was[depth:], reached[depth:], None, lang) + _begun(now[depth:], None,
-                                                                          lang)
+    parts = [_in(said, was[i - 1] if i > depth else None, lang)
+             for i in reversed(range(depth, len(was))) if (last := reached[i]) is not None
+             and (said := _span(was[i].round + 1, last, was[i], lang))]
+    parts += [_in(said, now[j - 1] if j > depth else None, lang)
+              for j in range(depth, len(now)) if (first := since[j]) is not None
+              and (said := _span(first + 1, now[j].round - 1, now[j], lang))]
+    if step.skipped:
+        lines = text("lines_between_one" if step.skipped == 1 else "lines_between", lang,
+                     count=step.skipped)
+        parts.append(text("lines_in_all", lang, lines=lines) if parts else lines)
     return text("list_separator", lang).join(parts) or None
 
 
-def _rest(loops: Sequence[Round], reached: Sequence[int | None], outer: Round | None,
-          lang: str) -> list[str]:
-    """The rounds of `loops` (outermost first) after those they are in, innermost first, as
-    they ran: up to the round each one's run `reached` (where that is known); each in the
-    round of the loop around it (`outer` around the first: None, not said)."""
-    return [_in(said, parent, lang) for loop, last, parent in reversed(list(zip(
-        loops, reached, [outer, *loops], strict=False))) if last is not None and (
-            said := _span(loop.round + 1, last, loop, lang))]
-
-
-def _begun(loops: Sequence[Round], outer: Round | None, lang: str) -> list[str]:
-    """The rounds of `loops` (outermost first) before those they are in, each in the round of
-    the loop around it (`outer` around the first: None, not said)."""
-    return [_in(said, parent, lang) for loop, parent in zip(loops, [outer, *loops],
-                                                            strict=False)
-            if (said := _span(1, loop.round - 1, loop, lang))]
+def _padded(values: list[int | None] | None, length: int) -> list[int | None]:
+    """`values` (a forged answer's may be short or long) as `length` values, None added."""
+    return [*(values or [])[:length], *[None] * (length - len(values or []))]
 
 
 def _span(first: int, last: int, loop: Round, lang: str) -> str | None:
