@@ -387,7 +387,7 @@ class Lines:
 
     def _end(self, key: tuple[int, int]) -> None:
         """The run of a loop (`key`) is over: where a step made last was in it, the round it
-        reached is kept for `reached`."""
+        reached is kept for `between`."""
         ended = self._rounds.get(key)
         if ended is not None and any(run == ended.run for _, run in self._seen):
             self._ended[ended.run] = ended.count
