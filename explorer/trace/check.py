@@ -137,12 +137,8 @@ def _short(record: Any, fields: tuple[str, ...], cap: int = MAX_LINE) -> None:
             setattr(record, field, text[:cap])
 
 
-def _texts(texts: list[str], cap: int) -> list[str]:
-    return [text[:MAX_LINE] for text in texts[:cap]]
-
-
-def _names(names: list[str], cap: int) -> list[str]:
-    return [name[:MAX_NAME] for name in names[:cap]]
+def _texts(texts: list[str], cap: int, length: int = MAX_LINE) -> list[str]:
+    return [text[:length] for text in texts[:cap]]
 
 
 def _mapping(value: dict[str, Any], cap: int) -> dict[str, Any]:
@@ -246,7 +242,7 @@ class _Reader:
                 step.locals = {name[:MAX_NAME]: self.variable(info)
                                for name, info in islice(step.locals.items(), MAX_VARIABLES)}
             if step.calls is not None:
-                step.calls = _names(step.calls, MAX_VARIABLES)
+                step.calls = _texts(step.calls, MAX_VARIABLES, MAX_NAME)
             for loop in step.rounds or []:
                 _short(loop, ("name",), MAX_NAME)
         return steps
@@ -371,7 +367,7 @@ class _Reader:
         if node.saved is not None:
             node.saved = {k: v[:MAX_LINE] for k, v in _mapping(node.saved, MAX_LINES).items()}
         if node.names is not None:
-            node.names = _names(node.names, MAX_VARIABLES)
+            node.names = _texts(node.names, MAX_VARIABLES, MAX_NAME)
         node.colour = None if backward else COLOURS[kind]
         return node
 
@@ -391,7 +387,7 @@ class _Reader:
         for loop in call.rounds or []:
             _short(loop, ("name",), MAX_NAME)
         if call.calls is not None:
-            call.calls = _names(call.calls, MAX_VARIABLES)
+            call.calls = _texts(call.calls, MAX_VARIABLES, MAX_NAME)
         call.value = _real(call.value)
         if call.vector is not None:
             call.vector = self.values(call.vector)
@@ -407,12 +403,12 @@ class _Reader:
         for leaf in (*call.leaf_grads,
                      *_at_most("a backward call's retained .grads", call.retained or [], nodes)):
             _short(leaf, ("node", "leaf"))
-            leaf.names = _names(leaf.names, MAX_VARIABLES)
+            leaf.names = _texts(leaf.names, MAX_VARIABLES, MAX_NAME)
             if leaf.grad is not None:
                 self.gradient(leaf.grad)
         for given in _at_most("a grad call's inputs", call.returned or [], nodes):
             _short(given, ("input",))
-            given.names = _names(given.names, MAX_VARIABLES)
+            given.names = _texts(given.names, MAX_VARIABLES, MAX_NAME)
             if given.grad is not None:
                 self.gradient(given.grad)
 

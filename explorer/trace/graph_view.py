@@ -97,7 +97,7 @@ def shown_name(node: Node) -> str | None:
     writes (a parameter's module path, `net.0.weight`), else a backward node's op. Past
     SHOWN_NAME characters a tensor's names are cut (`…`): pages write it many times."""
     if node.names:
-        shown = ", ".join(node.names[:SHOWN_NAME])
+        shown = ", ".join(node.names)
         return shown if len(shown) <= SHOWN_NAME else shown[:SHOWN_NAME - 1] + "…"
     if node.kind not in ("backward", "group"):
         return node.label.split("\n", 1)[0].strip() or None
